@@ -1,0 +1,68 @@
+# pithtex: `make demo` and `make test` do all the set-up on a fresh Debian 12 machine.
+# The apt package list lives here only; README, demo and .ci/run all use these targets.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PITHTEX := $(BIN)/pithtex
+OUT := out
+
+# TeX Live for every route arXiv runs (plus LuaLaTeX), the PDF tools the tests compare
+# against, and Chromium for the in-browser badge test.
+APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
+	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
+	texlive-science latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
+	chromium fonts-dejavu-core
+
+.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean
+
+help:
+	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
+	@echo "make test   the whole test suite (pytest) and ruff"
+	@echo "make render re-render latex/pith.sty and the web assets from the templates"
+	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
+
+$(BIN)/pithtex: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+venv: $(BIN)/pithtex
+
+apt-packages:
+	@echo $(APT_PACKAGES)
+
+# Installs the Debian packages when any is missing and we are root; otherwise says what
+# to install and stops.
+system-packages:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian packages:" $$missing; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages; install them and run make again:"; \
+	    echo "  sudo apt-get install --no-install-recommends" $$missing; exit 1; \
+	  fi; \
+	fi
+
+render: venv
+	$(PITHTEX) render
+
+demo: venv system-packages
+	@bash examples/demo.sh $(PITHTEX) $(OUT)
+
+test: venv system-packages
+	$(BIN)/pytest -n auto -q
+	$(BIN)/ruff check .
+
+lint: venv
+	$(BIN)/ruff check .
+
+bench: venv system-packages
+	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(OUT) .pytest_cache .ruff_cache

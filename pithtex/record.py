@@ -1,0 +1,146 @@
+"""Pith records: canonical JSON, canonical hashes, and the record shapes found in the wild.
+
+Shapes accepted by `load_document` / `canonical_of`:
+- full record: the registry's `/pith/BODY.json` (top-level `canonical_record`, `receipt`, ...)
+- bundle: `canonical_record` at the top level among other keys, in any order
+- bare: the canonical record itself (`schema_version`, `source`, `metadata`)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from .errors import RecordError
+from .number import PithNumber
+
+# A record file larger than this is not a record; refuse before parsing it.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+_CANONICAL_KEYS = frozenset({"schema_version", "source", "metadata"})
+_WHITESPACE = re.compile(r"\s+")
+
+
+def canonical_json(record: Any) -> bytes:
+    """Canonical JSON bytes (sorted keys, no spaces, UTF-8); equals RFC 8785 for records."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def canonical_sha256(record: Any) -> bytes:
+    """The raw 32-byte SHA-256 of a canonical record."""
+    return hashlib.sha256(canonical_json(record)).digest()
+
+
+def number_of(record: dict[str, Any]) -> PithNumber:
+    """The Pith Number of a canonical record, with the year of `submitted_at` when present."""
+    return PithNumber.from_sha256(canonical_sha256(record), year=submitted_year(record))
+
+
+def submitted_year(record: dict[str, Any]) -> int | None:
+    submitted = (record.get("metadata") or {}).get("submitted_at")
+    if isinstance(submitted, str) and re.match(r"[0-9]{4}-", submitted):
+        return int(submitted[:4])
+    return None
+
+
+# The text rules behind title_canon_sha256 / abstract_canon_sha256 live here and only here:
+# PITH-SPEC leaves NFC-or-not and lower()-or-casefold() open, so one place decides.
+def canonical_title(title: str) -> str:
+    return unicodedata.normalize("NFC", title).lower()
+
+
+def canonical_abstract(abstract: str) -> str:
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", abstract)).strip().lower()
+
+
+def title_sha256(title: str) -> str:
+    return hashlib.sha256(canonical_title(title).encode("utf-8")).hexdigest()
+
+
+def abstract_sha256(abstract: str) -> str:
+    return hashlib.sha256(canonical_abstract(abstract).encode("utf-8")).hexdigest()
+
+
+def canonical_of(document: Any) -> dict[str, Any]:
+    """The canonical record inside any accepted shape; RecordError when there is none."""
+    if not isinstance(document, dict):
+        raise RecordError(f"a Pith record is a JSON object, not {_json_kind(document)}")
+    inner = document.get("canonical_record")
+    if inner is not None:
+        if not isinstance(inner, dict):
+            raise RecordError(f"'canonical_record' is {_json_kind(inner)}, not an object")
+        candidate = inner
+    elif _CANONICAL_KEYS <= document.keys():
+        candidate = document
+    else:
+        raise RecordError(
+            "not a Pith record: no 'canonical_record', and not a bare record "
+            "(needs 'schema_version', 'source' and 'metadata')"
+        )
+    _check_canonical_shape(candidate)
+    return candidate
+
+
+def _check_canonical_shape(record: dict[str, Any]) -> None:
+    for key in ("source", "metadata"):
+        if not isinstance(record.get(key), dict):
+            raise RecordError(f"the canonical record's {key!r} must be an object")
+    if not isinstance(record.get("schema_version"), str):
+        raise RecordError("the canonical record's 'schema_version' must be a string")
+
+
+def parse_document(data: bytes | str, name: str = "input") -> dict[str, Any]:
+    """Parse record JSON from bytes or text, with one clear error for every failure."""
+    if isinstance(data, bytes):
+        if len(data) > MAX_RECORD_BYTES:
+            raise RecordError(f"{name}: {len(data):,} bytes is too large for a Pith record")
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"{name}: not UTF-8 text (byte {exc.start}); a Pith record is JSON") from None
+    if not data.strip():
+        raise RecordError(f"{name}: the file is empty; a Pith record is JSON")
+    try:
+        document = json.loads(data)
+    except RecursionError:
+        raise RecordError(f"{name}: JSON nested too deeply to be a Pith record") from None
+    except ValueError as exc:
+        raise RecordError(f"{name}: not valid JSON ({_json_error(exc)})") from None
+    canonical_of(document)  # reject non-records early, with the reason
+    return document
+
+
+def load_document(path: str | Path) -> dict[str, Any]:
+    """Read a record file (any shape); RecordError names the file and the reason."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_RECORD_BYTES + 1)
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise RecordError(f"{path}: is a folder, not a record file") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        return parse_document(data, name=str(path))
+    except RecordError as exc:
+        message = str(exc)
+        if not message.startswith(str(path)):
+            message = f"{path}: {message}"
+        raise RecordError(message) from None
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, (int, float)) else "null"
+    )
+
+
+def _json_error(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    return str(exc)

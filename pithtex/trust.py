@@ -1,0 +1,157 @@
+"""Pinned registry keys and Ed25519 receipt signatures.
+
+The package ships the registry's public keys as data (`data/keys.json`); each key's
+fingerprint (first 16 bytes of SHA-256 of the raw key, hex) is checked when it is loaded,
+so a corrupted or edited key file fails loudly instead of trusting the wrong key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import KeyError_
+
+ALGORITHM = "ed25519"
+SIGNED_MESSAGE = "canonical_sha256_bytes"
+
+
+def fingerprint(raw_public_key: bytes) -> str:
+    return hashlib.sha256(raw_public_key).digest()[:16].hex()
+
+
+@dataclass(frozen=True)
+class PublicKey:
+    key_id: str
+    raw: bytes = field(repr=False)
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.raw)
+
+    @cached_property
+    def _verifier(self) -> Any:
+        # Imported here: `cryptography` costs ~45 ms, and most commands never verify.
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        return Ed25519PublicKey.from_public_bytes(self.raw)
+
+    def verify(self, signature: bytes, message: bytes) -> bool:
+        from cryptography.exceptions import InvalidSignature
+
+        try:
+            self._verifier.verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+
+class KeyRing:
+    """Keys by id. Only keys in the ring can make a receipt 'verified'."""
+
+    def __init__(self, keys: list[PublicKey] | None = None) -> None:
+        self._keys: dict[str, PublicKey] = {}
+        for key in keys or []:
+            self.add(key)
+
+    def add(self, key: PublicKey) -> None:
+        self._keys[key.key_id] = key
+
+    def get(self, key_id: str) -> PublicKey | None:
+        return self._keys.get(key_id)
+
+    def __iter__(self):
+        return iter(self._keys.values())
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def extended(self, other: KeyRing) -> KeyRing:
+        return KeyRing([*self, *other])
+
+
+def keys_from_json(document: Any, source: str) -> list[PublicKey]:
+    """Keys from a key document: {"keys": [...]}, a list, or one key object."""
+    if isinstance(document, dict) and "keys" in document:
+        entries = document["keys"]
+    elif isinstance(document, list):
+        entries = document
+    else:
+        entries = [document]
+    if not isinstance(entries, list) or not entries:
+        raise KeyError_(f"{source}: no keys found (expected {{\"keys\": [...]}})")
+    return [_key_from_entry(entry, source) for entry in entries]
+
+
+def _key_from_entry(entry: Any, source: str) -> PublicKey:
+    if not isinstance(entry, dict) or not isinstance(entry.get("key_id"), str):
+        raise KeyError_(f"{source}: every key needs a 'key_id'")
+    key_id = entry["key_id"]
+    algorithm = str(entry.get("algorithm", ALGORITHM)).lower()
+    if algorithm != ALGORITHM:
+        raise KeyError_(f"{source}: key {key_id!r} is {algorithm}; only ed25519 is supported")
+    raw = _raw_key(entry, source, key_id)
+    stated = entry.get("fingerprint") or entry.get("public_key_fingerprint")
+    if stated is not None and str(stated).lower() != fingerprint(raw):
+        raise KeyError_(
+            f"{source}: key {key_id!r} does not match its fingerprint "
+            f"(stated {stated}, computed {fingerprint(raw)}); refusing to trust it"
+        )
+    return PublicKey(key_id, raw)
+
+
+def _raw_key(entry: dict[str, Any], source: str, key_id: str) -> bytes:
+    try:
+        if "public_key_hex" in entry:
+            raw = bytes.fromhex(entry["public_key_hex"])
+        elif "public_key_b64" in entry:
+            raw = base64.b64decode(entry["public_key_b64"], validate=True)
+        else:
+            raise KeyError_(f"{source}: key {key_id!r} has no 'public_key_hex' or 'public_key_b64'")
+    except (ValueError, TypeError, binascii.Error):
+        raise KeyError_(f"{source}: key {key_id!r} is not valid hex/base64") from None
+    if len(raw) != 32:
+        raise KeyError_(f"{source}: key {key_id!r} has {len(raw)} bytes; an Ed25519 public key has 32")
+    return raw
+
+
+_PINNED: KeyRing | None = None
+
+
+def pinned_keys() -> KeyRing:
+    """The registry keys shipped with pithtex (loaded and fingerprint-checked once)."""
+    global _PINNED
+    if _PINNED is None:
+        text = resources.files("pithtex").joinpath("data/keys.json").read_text("utf-8")
+        _PINNED = KeyRing(keys_from_json(json.loads(text), "pithtex/data/keys.json"))
+    return _PINNED
+
+
+def load_keys(path: str | Path) -> KeyRing:
+    """Extra trusted keys from a JSON file (a mirror's key, or a test key)."""
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise KeyError_(f"{path}: no such key file") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise KeyError_(f"{path}: not a JSON key file ({exc})") from None
+    return KeyRing(keys_from_json(document, str(path)))
+
+
+def decode_signature(text: Any) -> bytes | None:
+    """The 64 raw bytes of a base64 Ed25519 signature, or None when it is not one."""
+    if not isinstance(text, str):
+        return None
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return raw if len(raw) == 64 else None

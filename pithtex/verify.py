@@ -1,0 +1,221 @@
+"""Offline verification of a Pith record: what can be proven from the file alone.
+
+`verify_document` is pure: a parsed document and a key ring in, a `Report` out. It never
+claims more than the receipt covers: the canonical record hashes to the number, and a
+pinned registry key signed that hash. Everything else in a full record (paper, status,
+graph, citations, links) is unsigned and is not vouched for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import InvalidNumber
+from .number import PithAlias, PithNumber, parse_reference
+from .record import canonical_of, canonical_sha256, number_of, title_sha256
+from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, decode_signature, pinned_keys
+
+Status = Literal["pass", "fail", "unknown"]
+PASS: Status = "pass"
+FAIL: Status = "fail"
+UNKNOWN: Status = "unknown"
+
+EXIT_VERIFIED, EXIT_FAILED, EXIT_UNDECIDED = 0, 1, 3
+
+
+@dataclass(frozen=True)
+class Check:
+    status: Status
+    detail: str
+
+
+@dataclass
+class Report:
+    number: PithNumber
+    canonical_sha256: str
+    key_id: str | None = None
+    checks: dict[str, Check] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return any(c.status == FAIL for c in self.checks.values())
+
+    @property
+    def verified(self) -> bool:
+        """True only when nothing failed and a pinned key's signature over the hash held."""
+        signature = self.checks.get("signature")
+        return not self.failed and signature is not None and signature.status == PASS
+
+    @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return EXIT_FAILED
+        return EXIT_VERIFIED if self.verified else EXIT_UNDECIDED
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verified": self.verified,
+            "number": self.number.body,
+            "long": self.number.long,
+            "short": self.number.short,
+            "url": self.number.url,
+            "canonical_sha256": self.canonical_sha256,
+            "key_id": self.key_id,
+            "checks": {name: c.status for name, c in self.checks.items()},
+            "details": {name: c.detail for name, c in self.checks.items()},
+        }
+
+
+def verify_document(
+    document: dict[str, Any],
+    keys: KeyRing | None = None,
+    *,
+    title: str | None = None,
+    expect: PithNumber | None = None,
+) -> Report:
+    """Run every check that applies to `document` (any record shape)."""
+    record = canonical_of(document)
+    digest = canonical_sha256(record)
+    number = number_of(record)
+    receipt = document.get("receipt") if isinstance(document.get("receipt"), dict) else None
+    report = Report(number=number, canonical_sha256=digest.hex())
+    checks = report.checks
+    checks["hash"] = _check_hash(document, receipt, digest.hex())
+    checks["number"] = _check_number(document, number)
+    year = _check_year(document, number)
+    if year:
+        checks["year"] = year
+    aliases = _check_aliases(document, number)
+    if aliases:
+        checks["aliases"] = aliases
+    if expect is not None:
+        checks["expected"] = _check_expected(expect, number)
+    if title is not None:
+        checks["title"] = _check_title(record, title)
+    receipt_checks, report.key_id = _check_receipt(receipt, digest, keys or pinned_keys())
+    checks.update(receipt_checks)
+    return report
+
+
+def _check_hash(document: dict[str, Any], receipt: dict[str, Any] | None, actual: str) -> Check:
+    stated = {"record": document.get("canonical_sha256")}
+    if receipt is not None:
+        stated["receipt"] = receipt.get("canonical_sha256")
+    stated = {where: value for where, value in stated.items() if value is not None}
+    wrong = [where for where, value in stated.items() if str(value).lower() != actual]
+    if wrong:
+        return Check(FAIL, f"recomputed {actual}, but the {' and '.join(wrong)} states {stated[wrong[0]]}")
+    if not stated:
+        return Check(UNKNOWN, f"recomputed {actual}; the file states no hash to compare")
+    return Check(PASS, f"recomputed {actual}, equal to the {' and '.join(stated)}")
+
+
+def _stated_numbers(document: dict[str, Any]) -> list[tuple[str, Any]]:
+    keys = ("pith_number", "number", "body")
+    return [(key, document[key]) for key in keys if document.get(key) is not None]
+
+
+def _check_number(document: dict[str, Any], number: PithNumber) -> Check:
+    stated = _stated_numbers(document)
+    if not stated:
+        return Check(UNKNOWN, f"computed {number.body}; the file states no number")
+    for key, value in stated:
+        try:
+            ref = parse_reference(str(value))
+        except InvalidNumber as exc:
+            return Check(FAIL, f"{key}: {exc}")
+        if not isinstance(ref, PithNumber) or ref.body != number.body:
+            return Check(FAIL, f"{key} says {value}, but the record hashes to {number.body}")
+    return Check(PASS, f"{number.body} is the first 26 base32 characters of the hash")
+
+
+def _check_year(document: dict[str, Any], number: PithNumber) -> Check | None:
+    for key, value in _stated_numbers(document):
+        try:
+            ref = parse_reference(str(value))
+        except InvalidNumber:
+            continue
+        if isinstance(ref, PithNumber) and ref.year is not None:
+            if number.year is None:
+                return Check(FAIL, f"{key} names year {ref.year}, but the record has no submitted_at year")
+            if ref.year != number.year:
+                return Check(FAIL, f"{key} names year {ref.year}, but submitted_at is in {number.year}")
+            return Check(PASS, f"year {ref.year} equals submitted_at's year")
+    return None
+
+
+def _stated_aliases(document: dict[str, Any]) -> list[tuple[str, str]]:
+    found = []
+    if document.get("short_pith_number") is not None:
+        found.append(("short_pith_number", str(document["short_pith_number"])))
+    for entry in document.get("aliases") or []:
+        if isinstance(entry, dict) and str(entry.get("alias_kind", "")).startswith("pith_short_"):
+            found.append((str(entry["alias_kind"]), str(entry.get("alias_value", ""))))
+    return found
+
+
+def _check_aliases(document: dict[str, Any], number: PithNumber) -> Check | None:
+    stated = _stated_aliases(document)
+    if not stated:
+        return None
+    for kind, value in stated:
+        try:
+            ref = parse_reference(value)
+        except InvalidNumber as exc:
+            return Check(FAIL, f"{kind}: {exc}")
+        if not isinstance(ref, PithAlias) or not ref.matches(number):
+            return Check(FAIL, f"{kind} {value} is not a prefix of {number.body}")
+        if kind.startswith("pith_short_") and kind != f"pith_short_{len(ref.prefix)}":
+            return Check(FAIL, f"{kind} {value} has {len(ref.prefix)} characters")
+    return Check(PASS, f"{len(stated)} stated short alias(es) are prefixes of the number")
+
+
+def _check_expected(expect: PithNumber, number: PithNumber) -> Check:
+    if expect.body == number.body:
+        return Check(PASS, f"the record is the one asked for ({expect.body})")
+    return Check(FAIL, f"asked for {expect.body}, but the record hashes to {number.body}")
+
+
+def _check_title(record: dict[str, Any], title: str) -> Check:
+    stated = (record.get("metadata") or {}).get("title_canon_sha256")
+    actual = title_sha256(title)
+    if stated is None:
+        return Check(UNKNOWN, "the record states no title_canon_sha256")
+    if str(stated).lower() == actual:
+        return Check(PASS, "the title hashes to title_canon_sha256")
+    return Check(FAIL, f"the title hashes to {actual}, the record states {stated}")
+
+
+def _check_receipt(
+    receipt: dict[str, Any] | None, digest: bytes, keys: KeyRing
+) -> tuple[dict[str, Check], str | None]:
+    if receipt is None:
+        return {"receipt": Check(UNKNOWN, "no receipt: nothing signed this record")}, None
+    key_id = receipt.get("key_id") if isinstance(receipt.get("key_id"), str) else None
+    checks: dict[str, Check] = {}
+    algorithm, message = receipt.get("algorithm"), receipt.get("signed_message")
+    if algorithm != ALGORITHM or message != SIGNED_MESSAGE:
+        checks["receipt"] = Check(
+            UNKNOWN, f"receipt uses {algorithm!r} over {message!r}; only {ALGORITHM} over {SIGNED_MESSAGE}"
+        )
+        return checks, key_id
+    checks["receipt"] = Check(PASS, f"{ALGORITHM} over {SIGNED_MESSAGE}")
+    key = keys.get(key_id) if key_id else None
+    if key is None:
+        checks["key"] = Check(UNKNOWN, f"key {key_id!r} is not a pinned registry key")
+        checks["signature"] = Check(UNKNOWN, "cannot be checked without a trusted key")
+        return checks, key_id
+    stated_fp = receipt.get("public_key_fingerprint")
+    if stated_fp is not None and str(stated_fp).lower() != key.fingerprint:
+        checks["key"] = Check(FAIL, f"receipt names fingerprint {stated_fp}, pinned {key_id} is {key.fingerprint}")
+    else:
+        checks["key"] = Check(PASS, f"{key_id} is pinned (fingerprint {key.fingerprint})")
+    signature = decode_signature(receipt.get("signature_b64"))
+    if signature is None:
+        checks["signature"] = Check(FAIL, "signature_b64 is not a base64 Ed25519 signature (64 bytes)")
+    elif key.verify(signature, digest):
+        checks["signature"] = Check(PASS, f"valid Ed25519 signature by {key_id} over the hash")
+    else:
+        checks["signature"] = Check(FAIL, f"the signature does not verify under {key_id}")
+    return checks, key_id
