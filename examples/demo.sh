@@ -6,14 +6,26 @@ PITHTEX=${1:-.venv/bin/pithtex}
 OUT=${2:-out}
 mkdir -p "$OUT"
 SEED=examples/seed-record.json
+BODY=YBK5PTAKOSCXY2WMLIIB7DMYH6
+WHERE=()
 
 step() { printf '\n== %s\n' "$*"; }
+where() { WHERE+=("$(printf '  %-22s %s' "$1" "$2")"); }
 
 step "The Pith Number of the seed record"
 "$PITHTEX" number --record "$SEED"
+where "seed record" "$SEED"
 
 step "Its verification (hash, number, Ed25519 receipt)"
 "$PITHTEX" verify "$SEED"
 
+# --- pith.sty: render, compile an example paper (issue 3) ---
+
+# --- stamp and inspect (issue 4) ---
+
+# --- badges (issue 5) ---
+
+# --- arXiv check and bundle (issue 6) ---
+
 step "Where everything is"
-echo "  seed record      $SEED"
+printf '%s\n' "${WHERE[@]}"
