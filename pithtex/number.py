@@ -139,6 +139,8 @@ def parse_reference(text: str, year: int | None = None) -> PithNumber | PithAlia
                     "(pith:YYYY:BODY)"
                 )
             stated_year = int(year_text)
+            if ":" in rest:
+                raise InvalidNumber(f"invalid Pith Number {shown}: too many ':' parts (the form is pith:YYYY:BODY)")
             if not rest:
                 raise InvalidNumber(f"invalid Pith Number {shown}: nothing follows the year")
     problem = _body_problem(rest, allow_alias=True)
