@@ -73,7 +73,7 @@ def canonical_of(document: Any) -> dict[str, Any]:
         if not isinstance(inner, dict):
             raise RecordError(f"'canonical_record' is {_json_kind(inner)}, not an object")
         candidate = inner
-    elif _CANONICAL_KEYS <= document.keys():
+    elif document.keys() >= _CANONICAL_KEYS:
         candidate = document
     else:
         raise RecordError(
