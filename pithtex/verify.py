@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from .errors import InvalidNumber
 from .number import PithAlias, PithNumber, parse_reference
-from .record import canonical_of, canonical_sha256, number_of, title_sha256
+from .record import canonical_of, canonical_sha256, submitted_year, title_sha256
 from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, decode_signature, pinned_keys
 
 Status = Literal["pass", "fail", "unknown"]
@@ -77,7 +77,7 @@ def verify_document(
     """Run every check that applies to `document` (any record shape)."""
     record = canonical_of(document)
     digest = canonical_sha256(record)
-    number = number_of(record)
+    number = PithNumber.from_sha256(digest, year=submitted_year(record))
     receipt = document.get("receipt") if isinstance(document.get("receipt"), dict) else None
     report = Report(number=number, canonical_sha256=digest.hex())
     checks = report.checks
