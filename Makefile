@@ -24,6 +24,10 @@ help:
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
 
 $(BIN)/pithtex: pyproject.toml
+	@# Debian's python3 needs python3-venv for `-m venv`; install it when we can.
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { [ "$$(id -u)" = 0 ] && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; } || \
+	  { echo "python3 cannot make a venv: sudo apt-get install python3-venv"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
