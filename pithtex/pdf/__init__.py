@@ -1,0 +1,1 @@
+"""PDFs: a small lazy reader, an incremental-update writer, XMP, and the stamp/inspect policy."""

@@ -1,0 +1,376 @@
+"""PDF objects: a small lexer/parser and a deterministic serialiser.
+
+Our own reader instead of pypdf on the hot path: stamping needs the trailer, the catalog,
+Info, the XMP stream and page 1 — a few objects out of thousands — and `import pypdf`
+alone costs more than the whole stamp. The parser works on any bytes-like buffer (an
+mmap of the file), so only the pages touched are ever read.
+
+Values: int/float/bool/None, `Name` (decoded, without the slash), `bytes` for strings,
+`Ref`, list, dict (Name keys), `Stream` and `Keyword` (content-stream operators).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+
+class PdfSyntaxError(ValueError):
+    """Bytes that are not the PDF syntax expected at this place."""
+
+
+class Name(str):
+    """A PDF name, stored decoded and without the leading slash."""
+
+    __slots__ = ()
+
+
+class Keyword(str):
+    """A bare keyword: an operator in a content stream, or `obj`/`stream`/`R` markers."""
+
+    __slots__ = ()
+
+
+class HexString(bytes):
+    """A string written as `<hex>` (IDs, binary data)."""
+
+
+class Ref(NamedTuple):
+    num: int
+    gen: int = 0
+
+
+class Stream:
+    """A stream: its dictionary and its raw (still encoded) bytes."""
+
+    __slots__ = ("dict", "raw")
+
+    def __init__(self, dictionary: dict, raw: bytes) -> None:
+        self.dict = dictionary
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return f"Stream({self.dict!r}, {len(self.raw)} bytes)"
+
+
+WHITESPACE = b"\x00\t\n\x0c\r "
+DELIMITERS = b"()<>[]{}/%"
+_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
+_REGULAR = re.compile(rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]+")
+_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)")
+_INT = re.compile(rb"\d+")
+_REF_TAIL = re.compile(rb"[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R(?=[\x00\t\n\x0c\r ()<>\[\]{}/%]|$)")
+_HEX_STRING = re.compile(rb"<([0-9A-Fa-f\x00\t\n\x0c\r ]*)>")
+_STRING_SPECIAL = re.compile(rb"[()\\]")
+_NAME_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
+_ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f",
+            ord("("): b"(", ord(")"): b")", ord("\\"): b"\\"}
+# Nesting deeper than this is an attack or damage, not a document.
+MAX_DEPTH = 64
+
+
+class Parser:
+    """Reads objects from a buffer starting at `pos`; `resolve_length` resolves `/Length R`."""
+
+    def __init__(self, data: Any, pos: int = 0, resolve_length=None) -> None:
+        self.data = data
+        self.pos = pos
+        self.resolve_length = resolve_length
+
+    # -- tokens --------------------------------------------------------------------------
+    def skip(self) -> None:
+        self.pos = _SKIP.match(self.data, self.pos).end()
+
+    def at_end(self) -> bool:
+        self.skip()
+        return self.pos >= len(self.data)
+
+    def keyword(self) -> bytes:
+        self.skip()
+        m = _REGULAR.match(self.data, self.pos)
+        if not m:
+            raise PdfSyntaxError(f"expected a keyword at byte {self.pos}")
+        self.pos = m.end()
+        return m.group()
+
+    def expect(self, word: bytes) -> None:
+        got = self.keyword()
+        if got != word:
+            raise PdfSyntaxError(f"expected {word.decode()!r} at byte {self.pos - len(got)}, found {got[:20]!r}")
+
+    # -- objects -------------------------------------------------------------------------
+    def parse(self, depth: int = 0) -> Any:
+        if depth > MAX_DEPTH:
+            raise PdfSyntaxError("objects nested too deeply")
+        self.skip()
+        data, pos = self.data, self.pos
+        if pos >= len(data):
+            raise PdfSyntaxError("unexpected end of data")
+        c = data[pos]
+        if c == 0x2F:  # /
+            return self._name()
+        if c == 0x3C:  # <
+            if data[pos + 1:pos + 2] == b"<":
+                return self._dict(depth)
+            return self._hex_string()
+        if c == 0x28:  # (
+            return self._literal_string()
+        if c == 0x5B:  # [
+            self.pos += 1
+            items = []
+            while True:
+                self.skip()
+                if self.data[self.pos:self.pos + 1] == b"]":
+                    self.pos += 1
+                    return items
+                if self.pos >= len(self.data):
+                    raise PdfSyntaxError("unterminated array")
+                items.append(self.parse(depth + 1))
+        m = _NUMBER.match(data, pos)
+        if m:
+            text = m.group()
+            self.pos = m.end()
+            if b"." not in text:
+                value = int(text)
+                if _INT.fullmatch(text):
+                    ref = _REF_TAIL.match(data, self.pos)
+                    if ref:
+                        self.pos = ref.end()
+                        return Ref(value, int(ref.group(1)))
+                return value
+            return float(text)
+        word = self.keyword()
+        if word == b"true":
+            return True
+        if word == b"false":
+            return False
+        if word == b"null":
+            return None
+        return Keyword(word.decode("latin-1"))
+
+    def _name(self) -> Name:
+        m = _REGULAR.match(self.data, self.pos + 1)
+        raw = m.group() if m else b""
+        self.pos += 1 + len(raw)
+        if b"#" in raw:
+            raw = _NAME_ESCAPE.sub(lambda e: bytes([int(e.group(1), 16)]), raw)
+        return Name(raw.decode("latin-1"))
+
+    def _dict(self, depth: int) -> dict:
+        self.pos += 2
+        out: dict = {}
+        while True:
+            self.skip()
+            if self.data[self.pos:self.pos + 2] == b">>":
+                self.pos += 2
+                return out
+            if self.pos >= len(self.data):
+                raise PdfSyntaxError("unterminated dictionary")
+            key = self.parse(depth + 1)
+            if not isinstance(key, Name):
+                raise PdfSyntaxError(f"dictionary key is not a name near byte {self.pos}")
+            self.skip()
+            if self.data[self.pos:self.pos + 2] == b">>":
+                out[key] = None  # a key without a value: tolerated, reads as null
+                continue
+            out[key] = self.parse(depth + 1)
+
+    def _hex_string(self) -> bytes:
+        m = _HEX_STRING.match(self.data, self.pos)
+        if not m:
+            raise PdfSyntaxError(f"bad hex string at byte {self.pos}")
+        self.pos = m.end()
+        digits = bytes(b for b in m.group(1) if b not in WHITESPACE)
+        if len(digits) % 2:
+            digits += b"0"
+        return bytes.fromhex(digits.decode("ascii"))
+
+    def _literal_string(self) -> bytes:
+        data, pos, depth = self.data, self.pos + 1, 1
+        out = bytearray()
+        while True:
+            m = _STRING_SPECIAL.search(data, pos)
+            if not m:
+                raise PdfSyntaxError("unterminated string")
+            out += data[pos:m.start()]
+            pos = m.end()
+            c = m.group()
+            if c == b"(":
+                depth += 1
+                out += c
+            elif c == b")":
+                depth -= 1
+                if depth == 0:
+                    self.pos = pos
+                    return bytes(out)
+                out += c
+            else:
+                pos = self._escape(data, pos, out)
+
+    @staticmethod
+    def _escape(data: Any, pos: int, out: bytearray) -> int:
+        e = data[pos:pos + 1]
+        if not e:
+            return pos
+        if e[0] in _ESCAPES:
+            out += _ESCAPES[e[0]]
+            return pos + 1
+        if e in b"\r\n":  # a line continuation
+            return pos + (2 if data[pos:pos + 2] == b"\r\n" else 1)
+        if e in b"01234567":
+            m = re.match(rb"[0-7]{1,3}", data[pos:pos + 3])
+            out.append(int(m.group(), 8) & 0xFF)
+            return pos + len(m.group())
+        out += e
+        return pos + 1
+
+    # -- indirect objects ----------------------------------------------------------------
+    def indirect(self, expect: Ref | None = None) -> tuple[Ref, Any]:
+        """`N G obj … endobj` at the current position, with the stream data when there is one."""
+        self.skip()
+        start = self.pos
+        num, gen = self.keyword(), self.keyword()
+        if not (num.isdigit() and gen.isdigit()):
+            raise PdfSyntaxError(f"no object header at byte {start}")
+        self.expect(b"obj")
+        ref = Ref(int(num), int(gen))
+        if expect is not None and ref.num != expect.num:
+            raise PdfSyntaxError(f"object {expect.num} expected at byte {start}, found {ref.num}")
+        value = self.parse()
+        if isinstance(value, dict):
+            self.skip()
+            if self.data[self.pos:self.pos + 6] == b"stream":
+                value = self._stream_body(value)
+        return ref, value
+
+    def _stream_body(self, dictionary: dict) -> Stream:
+        pos = self.pos + 6
+        if self.data[pos:pos + 2] == b"\r\n":
+            pos += 2
+        elif self.data[pos:pos + 1] in (b"\n", b"\r"):
+            pos += 1
+        length = dictionary.get("Length")
+        if isinstance(length, Ref) and self.resolve_length is not None:
+            length = self.resolve_length(length)
+        end = pos + length if isinstance(length, int) and length >= 0 else -1
+        tail = self.data[end:end + 30] if end >= 0 else b""
+        if end < 0 or end > len(self.data) or b"endstream" not in tail:
+            # A wrong /Length: fall back to the endstream keyword, as every reader does.
+            found = self.data.find(b"endstream", pos)
+            if found < 0:
+                raise PdfSyntaxError("stream without endstream")
+            end = found
+            while end > pos and self.data[end - 1] in b"\r\n":
+                end -= 1
+        raw = bytes(self.data[pos:end])
+        self.pos = self.data.find(b"endstream", end) + 9
+        return Stream(dictionary, raw)
+
+
+# -- serialising --------------------------------------------------------------------------
+_NAME_PLAIN = re.compile(rb"[!-~]")
+
+
+def serialize(value: Any) -> bytes:
+    """Deterministic PDF syntax for a value (dict order is kept as given)."""
+    out: list[bytes] = []
+    _write(value, out)
+    return b"".join(out)
+
+
+def _write(value: Any, out: list[bytes]) -> None:
+    if value is None:
+        out.append(b"null")
+    elif value is True:
+        out.append(b"true")
+    elif value is False:
+        out.append(b"false")
+    elif isinstance(value, Name):
+        out.append(b"/" + _name_bytes(value))
+    elif isinstance(value, Keyword):
+        out.append(value.encode("latin-1"))
+    elif isinstance(value, Ref):
+        out.append(b"%d %d R" % (value.num, value.gen))
+    elif isinstance(value, int):
+        out.append(b"%d" % value)
+    elif isinstance(value, float):
+        out.append(format_number(value).encode())
+    elif isinstance(value, HexString):
+        out.append(b"<" + value.hex().upper().encode() + b">")
+    elif isinstance(value, (bytes, bytearray)):
+        out.append(literal_string(bytes(value)))
+    elif isinstance(value, str):
+        out.append(literal_string(text_string(value)))
+    elif isinstance(value, (list, tuple)):
+        out.append(b"[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(b" ")
+            _write(item, out)
+        out.append(b"]")
+    elif isinstance(value, dict):
+        out.append(b"<<")
+        for key, item in value.items():
+            out.append(b"/" + _name_bytes(key) + b" ")
+            _write(item, out)
+            out.append(b" ")
+        out.append(b">>")
+    elif isinstance(value, Stream):
+        raise TypeError("a stream is only valid as an indirect object")
+    else:
+        raise TypeError(f"cannot write {type(value).__name__} as PDF")
+
+
+def _name_bytes(name: str) -> bytes:
+    raw = name.encode("latin-1") if all(ord(c) < 256 for c in name) else name.encode("utf-8")
+    return b"".join(
+        bytes([b]) if 0x21 <= b <= 0x7E and b not in DELIMITERS and b != 0x23 else b"#%02X" % b for b in raw
+    )
+
+
+def format_number(value: float) -> str:
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def literal_string(raw: bytes) -> bytes:
+    """A `( … )` string with every special byte escaped, so it can never end early."""
+    out = raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+    return b"(" + out.replace(b"\r", b"\\r").replace(b"\n", b"\\n") + b")"
+
+
+# PDFDocEncoding agrees with Latin-1 on printable ASCII and on 0xA1-0xFF except 0xAD;
+# anything outside that safe range goes out as UTF-16BE with a BOM.
+def text_string(text: str) -> bytes:
+    if all(0x20 <= ord(c) < 0x7F or (0xA1 <= ord(c) <= 0xFF and ord(c) != 0xAD) for c in text):
+        return text.encode("latin-1")
+    return b"\xfe\xff" + text.encode("utf-16-be")
+
+
+_PDFDOC_HIGH = {0x80: "•", 0x81: "†", 0x82: "‡", 0x83: "…", 0x84: "—", 0x85: "–", 0x86: "ƒ", 0x87: "⁄",
+                0x88: "‹", 0x89: "›", 0x8A: "−", 0x8B: "‰", 0x8C: "„", 0x8D: "“", 0x8E: "”", 0x8F: "‘",
+                0x90: "’", 0x91: "‚", 0x92: "™", 0x93: "ﬁ", 0x94: "ﬂ", 0x95: "Ł", 0x96: "Œ", 0x97: "Š",
+                0x98: "Ÿ", 0x99: "Ž", 0x9A: "ı", 0x9B: "ł", 0x9C: "œ", 0x9D: "š", 0x9E: "ž", 0xA0: "€"}
+
+
+def decode_text(raw: Any) -> str | None:
+    """A PDF text string (PDFDocEncoding, UTF-16 with BOM, or UTF-8 with BOM) as str."""
+    if not isinstance(raw, (bytes, bytearray)):
+        return None
+    if raw[:2] == b"\xfe\xff":
+        return raw[2:].decode("utf-16-be", "replace")
+    if raw[:2] == b"\xff\xfe":
+        return raw[2:].decode("utf-16-le", "replace")
+    if raw[:3] == b"\xef\xbb\xbf":
+        return raw[3:].decode("utf-8", "replace")
+    return "".join(_PDFDOC_HIGH.get(b, chr(b)) for b in raw)
+
+
+def indirect_object(ref: Ref, value: Any) -> bytes:
+    """`N G obj … endobj` bytes; a Stream gets its /Length set from its raw data."""
+    head = b"%d %d obj\n" % (ref.num, ref.gen)
+    if isinstance(value, Stream):
+        d = {k: v for k, v in value.dict.items() if k != "Length"}
+        d[Name("Length")] = len(value.raw)
+        return head + serialize(d) + b"\nstream\n" + value.raw + b"\nendstream\nendobj\n"
+    return head + serialize(value) + b"\nendobj\n"

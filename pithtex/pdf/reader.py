@@ -1,0 +1,372 @@
+"""A lazy PDF reader: cross-reference sections, trailer and single objects on demand.
+
+The file is memory-mapped, so a 70 MB PDF costs only the pages we touch. Damage is never
+repaired silently: a `startxref` that points nowhere, a broken xref section or an object
+not where the xref says it is raises `Damaged`, and the stamp refuses the file.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+from .objects import Name, Parser, PdfSyntaxError, Ref, Stream
+
+# Section chains longer than this are loops or attacks.
+MAX_SECTIONS = 512
+MAX_OBJECTS = 10_000_000
+_STARTXREF = re.compile(rb"startxref[\x00\t\n\x0c\r ]+(\d+)")
+_TABLE_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?:\r\n| \r| \n)")
+_LOOSE_ENTRY = re.compile(rb"[\x00\t\n\x0c\r ]*(\d+)[ ]+(\d+)[ ]+([nf])")
+_HEADER = re.compile(rb"%PDF-(\d\.\d)")
+
+
+class Damaged(ValueError):
+    """A file whose structure cannot be read without guessing."""
+
+
+class Section:
+    """One cross-reference section: where it is, its form and its trailer."""
+
+    def __init__(self, offset: int, form: str, trailer: dict) -> None:
+        self.offset = offset
+        self.form = form  # "table" or "stream"
+        self.trailer = trailer
+
+
+class PdfFile:
+    """An open PDF; use as a context manager. `size` is the byte length read."""
+
+    def __init__(self, path: str | Path, size: int | None = None) -> None:
+        self.path = Path(path)
+        self._file = open(self.path, "rb")  # noqa: SIM115 (closed in close())
+        self.size = size if size is not None else self.path.stat().st_size
+        if self.size == 0:
+            self._file.close()
+            raise Damaged("empty file")
+        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        # With `size`, the file is read as if it ended there (the original under our update).
+        self.data = self._map
+        self.xref: dict[int, tuple] = {}
+        self.sections: list[Section] = []
+        self._cache: dict[int, Any] = {}
+        self._objstm: dict[int, tuple[bytes, list[tuple[int, int]], int]] = {}
+        try:
+            self._check_header()
+            self._load_xref()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        self._map.close()
+        self._file.close()
+
+    def __enter__(self) -> PdfFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- structure ------------------------------------------------------------------------
+    def _check_header(self) -> None:
+        m = _HEADER.search(bytes(self.data[:1024]))
+        if not m:
+            raise Damaged("no %PDF- header: not a PDF")
+        self.version = m.group(1).decode()
+
+    @property
+    def trailer(self) -> dict:
+        return self.sections[0].trailer
+
+    @property
+    def form(self) -> str:
+        return self.sections[0].form
+
+    @property
+    def startxref(self) -> int:
+        return self.sections[0].offset
+
+    def _load_xref(self) -> None:
+        tail = bytes(self.data[max(0, self.size - 2048):])
+        found = list(_STARTXREF.finditer(tail))
+        if not found:
+            raise Damaged("no startxref at the end of the file (truncated?)")
+        offset = int(found[-1].group(1))
+        seen: set[int] = set()
+        merged: dict = {}
+        while offset is not None:
+            if offset in seen or len(seen) >= MAX_SECTIONS:
+                raise Damaged("the cross-reference chain loops")
+            seen.add(offset)
+            section = self._section(offset)
+            self.sections.append(section)
+            for key, value in section.trailer.items():
+                merged.setdefault(key, value)
+            hybrid = section.trailer.get("XRefStm")
+            if section.form == "table" and isinstance(hybrid, int):
+                self._section(hybrid)  # its entries fill what the table leaves out
+            prev = section.trailer.get("Prev")
+            offset = prev if isinstance(prev, int) else None
+        # The newest trailer as written (to tell whose update is last), then completed:
+        # keys such as /Root or /ID missing from it come from older ones.
+        self.newest_trailer = dict(self.sections[0].trailer)
+        for key, value in merged.items():
+            self.sections[0].trailer.setdefault(key, value)
+        if not isinstance(self.trailer.get("Root"), Ref):
+            raise Damaged("the trailer has no /Root")
+
+    def _section(self, offset: int) -> Section:
+        if not 0 <= offset < self.size:
+            raise Damaged(f"startxref/Prev offset {offset} is outside the file")
+        try:
+            if bytes(self.data[offset:offset + 4]) == b"xref":
+                return self._table(offset)
+            return self._xref_stream(offset)
+        except PdfSyntaxError as exc:
+            raise Damaged(f"broken cross-reference section at byte {offset}: {exc}") from None
+
+    def _table(self, offset: int) -> Section:
+        p = Parser(self.data, offset + 4)
+        while True:
+            p.skip()
+            if bytes(self.data[p.pos:p.pos + 7]) == b"trailer":
+                p.pos += 7
+                break
+            start, count = p.keyword(), p.keyword()
+            if not (start.isdigit() and count.isdigit()):
+                raise PdfSyntaxError("bad subsection header")
+            first, n = int(start), int(count)
+            if n > MAX_OBJECTS:
+                raise PdfSyntaxError("absurd subsection size")
+            p.skip()
+            p.pos = self._table_entries(p.pos, first, n)
+        trailer = p.parse()
+        if not isinstance(trailer, dict):
+            raise PdfSyntaxError("trailer is not a dictionary")
+        return Section(offset, "table", trailer)
+
+    def _table_entries(self, pos: int, first: int, n: int) -> int:
+        block = bytes(self.data[pos:pos + 20 * n])
+        entries = _TABLE_ENTRY.findall(block)
+        if len(entries) != n:  # n matches of 20 bytes in 20n bytes: the standard layout
+            entries, end = [], pos  # a writer with odd spacing: read entry by entry
+            for _ in range(n):
+                m = _LOOSE_ENTRY.match(self.data, end)
+                if not m:
+                    raise PdfSyntaxError(f"bad xref entry at byte {end}")
+                entries.append(m.groups())
+                end = m.end()
+        else:
+            end = pos + 20 * n
+        for i, (off, gen, kind) in enumerate(entries):
+            num = first + i
+            if num not in self.xref:
+                self.xref[num] = (1, int(off), int(gen)) if kind == b"n" else (0, 0, int(gen))
+        return end
+
+    def _xref_stream(self, offset: int) -> Section:
+        p = Parser(self.data, offset, self._length)
+        _, stream = p.indirect()
+        if not isinstance(stream, Stream) or stream.dict.get("Type") != "XRef":
+            raise PdfSyntaxError("startxref points neither at 'xref' nor at an xref stream")
+        d = stream.dict
+        widths = d.get("W")
+        size = d.get("Size")
+        if not (isinstance(widths, list) and len(widths) == 3 and all(isinstance(w, int) and 0 <= w <= 8
+                                                                         for w in widths)):
+            raise PdfSyntaxError("bad /W in xref stream")
+        if not isinstance(size, int) or not 0 <= size <= MAX_OBJECTS:
+            raise PdfSyntaxError("bad /Size in xref stream")
+        index = d.get("Index", [0, size])
+        data = decode_stream(stream)
+        row = sum(widths)
+        pos = 0
+        for i in range(0, len(index) - 1, 2):
+            first, count = index[i], index[i + 1]
+            for num in range(first, first + count):
+                if pos + row > len(data):
+                    raise PdfSyntaxError("xref stream shorter than its /Index")
+                fields, cursor = [], pos
+                for w in widths:
+                    fields.append(int.from_bytes(data[cursor:cursor + w], "big"))
+                    cursor += w
+                pos += row
+                kind = fields[0] if widths[0] else 1
+                if num not in self.xref:
+                    self.xref[num] = (kind, fields[1], fields[2])
+        trailer = {k: v for k, v in d.items() if k not in ("Length", "Filter", "DecodeParms", "W", "Index", "Type")}
+        return Section(offset, "stream", trailer)
+
+    # -- objects --------------------------------------------------------------------------
+    def _length(self, ref: Ref) -> Any:
+        value = self.get(ref)
+        return value if isinstance(value, int) else None
+
+    def get(self, ref: Any) -> Any:
+        """The value behind a reference (anything else is returned as is); a missing object is None."""
+        if not isinstance(ref, Ref):
+            return ref
+        if ref.num in self._cache:
+            return self._cache[ref.num]
+        entry = self.xref.get(ref.num)
+        value = None
+        if entry is not None and entry[0] == 1:
+            try:
+                _, value = Parser(self.data, entry[1], self._length).indirect(expect=ref)
+            except (PdfSyntaxError, IndexError) as exc:
+                raise Damaged(f"object {ref.num} is not at the offset the xref gives: {exc}") from None
+        elif entry is not None and entry[0] == 2:
+            value = self._from_objstm(entry[1], entry[2], ref)
+        self._cache[ref.num] = value
+        return value
+
+    def _from_objstm(self, stm_num: int, index: int, ref: Ref) -> Any:
+        if stm_num not in self._objstm:
+            stm = self.get(Ref(stm_num, 0))
+            if not isinstance(stm, Stream):
+                raise Damaged(f"object stream {stm_num} is missing")
+            data = decode_stream(stm)
+            first = stm.dict.get("First")
+            p = Parser(data)
+            pairs = []
+            try:
+                for _ in range(int(stm.dict.get("N", 0))):
+                    pairs.append((int(p.keyword()), int(p.keyword())))
+            except (PdfSyntaxError, ValueError):
+                raise Damaged(f"object stream {stm_num} has a broken header") from None
+            self._objstm[stm_num] = (data, pairs, first if isinstance(first, int) else 0)
+        data, pairs, first = self._objstm[stm_num]
+        for num, off in pairs:
+            if num == ref.num:
+                try:
+                    return Parser(data, first + off).parse()
+                except PdfSyntaxError as exc:
+                    raise Damaged(f"object {ref.num} in object stream {stm_num}: {exc}") from None
+        return None
+
+    def resolve(self, value: Any) -> Any:
+        return self.get(value) if isinstance(value, Ref) else value
+
+    def max_object(self) -> int:
+        size = self.trailer.get("Size")
+        top = max(self.xref, default=0)
+        return max(top, (size - 1) if isinstance(size, int) else 0)
+
+    def catalog(self) -> dict:
+        root = self.get(self.trailer["Root"])
+        if not isinstance(root, dict):
+            raise Damaged("/Root is not a dictionary")
+        return root
+
+    def pages(self, limit: int | None = None):
+        """(Ref, page dict, inherited) for each page in order; `inherited` holds Resources/MediaBox/Rotate."""
+        root = self.catalog().get("Pages")
+        stack = [(root, {})]
+        seen: set[int] = set()
+        count = 0
+        while stack:
+            ref, inherited = stack.pop()
+            node = self.get(ref)
+            if not isinstance(node, dict) or (isinstance(ref, Ref) and ref.num in seen):
+                continue
+            if isinstance(ref, Ref):
+                seen.add(ref.num)
+            here = dict(inherited)
+            for key in ("Resources", "MediaBox", "CropBox", "Rotate"):
+                if key in node:
+                    here[key] = node[key]
+            kids = node.get("Kids")
+            if isinstance(self.resolve(kids), list) and node.get("Type") != "Page":
+                stack.extend((kid, here) for kid in reversed(self.resolve(kids)))
+                continue
+            yield ref, node, here
+            count += 1
+            if limit is not None and count >= limit:
+                return
+
+
+def decode_stream(stream: Stream, limit: int = 256 * 1024 * 1024) -> bytes:
+    """The decoded bytes of a stream (Flate, ASCIIHex, ASCII85, with PNG/TIFF predictors)."""
+    filters = stream.dict.get("Filter")
+    params = stream.dict.get("DecodeParms")
+    if isinstance(filters, Name):
+        filters, params = [filters], [params]
+    elif filters is None:
+        return stream.raw
+    if not isinstance(params, list):
+        params = [params] * len(filters)
+    data = stream.raw
+    for name, parms in zip(filters, params, strict=False):
+        if name in ("FlateDecode", "Fl"):
+            data = _inflate(data, limit)
+            if isinstance(parms, dict):
+                data = _unpredict(data, parms)
+        elif name in ("ASCIIHexDecode", "AHx"):
+            digits = bytes(b for b in data.split(b">")[0] if b not in b"\x00\t\n\x0c\r ")
+            data = bytes.fromhex((digits + b"0" * (len(digits) % 2)).decode("ascii"))
+        elif name in ("ASCII85Decode", "A85"):
+            import base64
+
+            body = data.strip()
+            body = body[2:] if body.startswith(b"<~") else body
+            data = base64.a85decode(body.split(b"~>")[0], ignorechars=b" \t\n\r\x0c\x00")
+        else:
+            raise PdfSyntaxError(f"unsupported stream filter /{name}")
+    return data
+
+
+def _inflate(data: bytes, limit: int) -> bytes:
+    d = zlib.decompressobj()
+    try:
+        out = d.decompress(data, limit)
+    except zlib.error:
+        # Streams cut short by their writer still decode as far as they go.
+        d = zlib.decompressobj()
+        out = b""
+        for i in range(0, len(data), 256):
+            try:
+                out += d.decompress(data[i:i + 256])
+            except zlib.error:
+                break
+        if not out:
+            raise PdfSyntaxError("corrupt Flate stream") from None
+    if d.unconsumed_tail:
+        raise PdfSyntaxError("stream decodes to more than the limit")
+    return out
+
+
+def _unpredict(data: bytes, parms: dict) -> bytes:
+    predictor = parms.get("Predictor", 1)
+    if not isinstance(predictor, int) or predictor < 10:
+        return data
+    columns = parms.get("Columns", 1) * parms.get("Colors", 1) * parms.get("BitsPerComponent", 8) // 8
+    bpp = max(1, parms.get("Colors", 1) * parms.get("BitsPerComponent", 8) // 8)
+    out = bytearray()
+    prior = bytearray(columns)
+    for start in range(0, len(data) - columns, columns + 1):
+        kind = data[start]
+        row = bytearray(data[start + 1:start + 1 + columns])
+        if kind == 1:
+            for i in range(bpp, len(row)):
+                row[i] = (row[i] + row[i - bpp]) & 0xFF
+        elif kind == 2:
+            row = bytearray((a + b) & 0xFF for a, b in zip(row, prior, strict=True))
+        elif kind == 3:
+            for i in range(len(row)):
+                left = row[i - bpp] if i >= bpp else 0
+                row[i] = (row[i] + (left + prior[i]) // 2) & 0xFF
+        elif kind == 4:
+            for i in range(len(row)):
+                a = row[i - bpp] if i >= bpp else 0
+                b, c = prior[i], prior[i - bpp] if i >= bpp else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                row[i] = (row[i] + pred) & 0xFF
+        out += row
+        prior = row
+    return bytes(out)

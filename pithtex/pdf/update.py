@@ -1,0 +1,98 @@
+"""The incremental-update writer: new object versions plus one cross-reference section.
+
+The update keeps the file's own xref form: after a classic table we write a table, after
+an xref stream we write an xref stream that lists itself. It starts with a marker line and
+records the original length in its trailer, so pithtex can recognise, replace and revert
+its own update exactly. Nothing here depends on time: same input, same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from .objects import HexString, Name, Ref, Stream, indirect_object, serialize
+from .reader import PdfFile
+
+MARKER = b"%pithtex-update"
+TRAILER_KEY = Name("PithtexOriginalSize")
+
+
+def marker_line(original_size: int) -> bytes:
+    return b"\n" + MARKER + b" %d\n" % original_size
+
+
+def pithtex_original_size(pdf: PdfFile) -> int | None:
+    """The original length when the file's last update is pithtex's own, else None."""
+    size = pdf.newest_trailer.get(TRAILER_KEY)
+    if not isinstance(size, int) or not 0 < size < pdf.size:
+        return None
+    line = marker_line(size)
+    return size if bytes(pdf.data[size:size + len(line)]) == line else None
+
+
+def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref) -> bytes:
+    """The bytes to append to the first `base_size` bytes of `pdf`."""
+    out = bytearray(marker_line(base_size))
+    offsets: dict[int, tuple[int, int]] = {}
+    for ref in sorted(objects):
+        offsets[ref.num] = (base_size + len(out), ref.gen)
+        out += indirect_object(ref, objects[ref])
+    size = max(pdf.max_object() + 1, max(offsets, default=0) + 1)
+    trailer: dict[Any, Any] = {Name("Size"): size, Name("Root"): pdf.trailer["Root"], Name("Info"): info,
+                               Name("ID"): _ids(pdf, base_size, out), Name("Prev"): pdf.startxref,
+                               TRAILER_KEY: base_size}
+    if pdf.form == "stream":
+        out += _xref_stream(base_size + len(out), size, offsets, trailer)
+    else:
+        out += _xref_table(base_size + len(out), offsets, trailer)
+    return bytes(out)
+
+
+def _ids(pdf: PdfFile, base_size: int, content: bytes) -> list[HexString]:
+    """Keep /ID[0]; /ID[1] is a digest of this update, so it changes with the content only."""
+    old = pdf.trailer.get("ID")
+    if isinstance(old, list) and old and isinstance(old[0], bytes):
+        first = bytes(old[0])
+    else:  # no ID yet: derive a stable one from the original's size and trailer
+        first = hashlib.md5(b"%d" % base_size + serialize(pdf.newest_trailer), usedforsecurity=False).digest()
+    second = hashlib.md5(first + content, usedforsecurity=False).digest()
+    return [HexString(first), HexString(second)]
+
+
+def _subsections(nums: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for num in sorted(nums):
+        if runs and runs[-1][0] + runs[-1][1] == num:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((num, 1))
+    return runs
+
+
+def _xref_table(offset: int, offsets: dict[int, tuple[int, int]], trailer: dict) -> bytes:
+    lines = [b"xref\n"]
+    for first, count in _subsections(list(offsets)):
+        lines.append(b"%d %d\n" % (first, count))
+        for num in range(first, first + count):
+            off, gen = offsets[num]
+            lines.append(b"%010d %05d n\r\n" % (off, gen))
+    lines.append(b"trailer\n" + serialize(trailer) + b"\nstartxref\n%d\n%%%%EOF\n" % offset)
+    return b"".join(lines)
+
+
+def _xref_stream(offset: int, size: int, offsets: dict[int, tuple[int, int]], trailer: dict) -> bytes:
+    """An xref stream object numbered `size` that lists itself; /Size counts it too."""
+    own = size
+    entries = {**offsets, own: (offset, 0)}
+    width = max(1, (offset.bit_length() + 7) // 8)
+    runs = _subsections(list(entries))
+    rows = bytearray()
+    for first, count in runs:
+        for num in range(first, first + count):
+            off, gen = entries[num]
+            rows += b"\x01" + off.to_bytes(width, "big") + gen.to_bytes(2, "big")
+    d: dict[Any, Any] = {Name("Type"): Name("XRef"), **trailer, Name("Size"): own + 1,
+                         Name("W"): [1, width, 2], Name("Index"): [n for run in runs for n in run]}
+    body = indirect_object(Ref(own, 0), Stream(d, bytes(rows)))
+    return body + b"startxref\n%d\n%%%%EOF\n" % offset
