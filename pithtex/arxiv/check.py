@@ -1,0 +1,131 @@
+"""`check`: static rules, then the arXiv-like compile on the chosen routes, then the PDF.
+
+`check_path` is the library entry point; it returns a `Result` whose `as_dict()` is the
+`--json` output and whose `ok` decides the exit code. `analyse` is shared with bundle,
+which needs the compiled sandbox (its .fls) while it is still on disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import PithError
+from . import pdfcheck, sandbox
+from .diagnostic import ERROR, Diagnostic, error, warning
+from .rules import Facts, static_check
+from .scan import scan
+from .upload import Upload, open_upload
+
+ENGINES = ("auto", "pdflatex", "latex", "xelatex", "all")
+MAX_LOG_ERRORS = 5
+
+
+@dataclass
+class Result:
+    upload: Upload
+    engine: str
+    auto_route: str
+    runs: list[sandbox.RouteRun]
+    diagnostics: list[Diagnostic]
+    facts: Facts
+    route_facts: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == ERROR for d in self.diagnostics)
+
+    def as_dict(self) -> dict:
+        from .report import as_dict
+
+        return as_dict(self)
+
+
+def check_path(path: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT) -> Result:
+    with open_upload(path) as upload, sandbox.scratch() as tmp:
+        return analyse(upload, engine, Path(tmp), timeout)
+
+
+def routes_for(engine: str, auto_route: str) -> list[str]:
+    if engine not in ENGINES:
+        raise PithError(f"unknown engine {engine!r} (use one of {', '.join(ENGINES)})")
+    if engine == "all":
+        return list(sandbox.ROUTES)
+    return [auto_route if engine == "auto" else engine]
+
+
+def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEFAULT_TIMEOUT) -> Result:
+    src = scan(upload.root, upload.main, upload.files)
+    diags, facts = static_check(upload, src)
+    diags += _upload_notes(upload)
+    auto_route = sandbox.choose_route(upload, facts.figures)
+    runs = sandbox.compile_routes(upload, routes_for(engine, auto_route), tmp, timeout)
+    result = Result(upload, engine, auto_route, runs, diags, facts)
+    reported = {d.message.split(":")[0] for d in diags if d.rule in ("missing-file", "wrong-case")}
+    for run in runs:
+        result.diagnostics += _route_diagnostics(run, upload, reported)
+        if run.pdf is not None:
+            pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, facts.number if facts.uses_pith else None,
+                                                        run.route)
+            result.route_facts[run.route] = pdf_facts
+            result.diagnostics += pdf_diags
+    return result
+
+
+def _upload_notes(upload: Upload) -> list[Diagnostic]:
+    out = []
+    if len(upload.mains) > 1:
+        out.append(warning("several-main-files", f"several top-level files have \\documentclass "
+                           f"({', '.join(upload.mains)}); arXiv processes each of them",
+                           "keep one main file, or name it in 00README.json (usage: toplevel)", upload.main))
+    if upload.build_products:
+        shown = ", ".join(upload.build_products[:4]) + (" …" if len(upload.build_products) > 4 else "")
+        out.append(warning("build-products", f"build products in the upload ({shown}); the check ignores them",
+                           "leave them out of the upload (pithtex bundle does)", upload.build_products[0]))
+    return out
+
+
+def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]) -> list[Diagnostic]:
+    r = run.route
+    out: list[Diagnostic] = []
+    if run.timed_out:
+        out.append(error("compile-timeout", f"{r}: stopped after the time limit (run {run.runs})",
+                         "look for a loop in the macros, or raise --timeout", upload.main, route=r))
+    if run.failed_step:
+        last = run.step_output.strip().splitlines()[-1:] or [""]
+        out.append(error("compile-error", f"{r}: {run.failed_step} failed: {last[0]}",
+                         "see the log of that step; often an EPS figure that is not valid PostScript",
+                         upload.main, route=r))
+    errors = [e for e in run.log.errors if not _already(e.message, reported)]
+    for e in errors[:MAX_LOG_ERRORS]:
+        out.append(error("compile-error", f"{r}: {e.message}", "fix the first error first; the others often follow "
+                         "from it", e.file, e.line, route=r))
+    if len(errors) > MAX_LOG_ERRORS:
+        out.append(error("compile-error", f"{r}: {len(errors) - MAX_LOG_ERRORS} more errors in the log",
+                         "fix the first ones and check again", upload.main, route=r))
+    if run.pdf is None and not (out or run.log.errors):
+        out.append(error("compile-error", f"{r}: no PDF was produced", "run the engine yourself and read the log",
+                         upload.main, route=r))
+    facts = run.log
+    if errors or run.pdf is None:
+        return out  # references after a failed run say nothing
+    if facts.undefined_references:
+        out.append(warning("undefined-reference", f"{r}: undefined references: {_few(facts.undefined_references)}",
+                           "check the \\label and \\ref names", upload.main, route=r))
+    if facts.undefined_citations:
+        out.append(warning("undefined-citation", f"{r}: undefined citations: {_few(facts.undefined_citations)}",
+                           "rerun BibTeX locally and upload the new .bbl", upload.main, route=r))
+    if facts.missing_characters:
+        out.append(warning("missing-character", f"{r}: {len(facts.missing_characters)} characters missing from "
+                           f"fonts, e.g. {facts.missing_characters[0]}", "use a font that has them, or the "
+                           "LaTeX command for the symbol", upload.main, route=r))
+    return out
+
+
+def _already(message: str, reported: set[str]) -> bool:
+    """A log error about a file the static rules already named (no need to say it twice)."""
+    return any(name.split("{")[-1].rstrip("}") in message for name in reported if "{" in name)
+
+
+def _few(items: list[str], n: int = 5) -> str:
+    return ", ".join(items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")

@@ -1,0 +1,38 @@
+"""One finding of `pithtex check`: a rule id, where, what, and how to fix it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+ERROR = "error"      # arXiv would fail, or the pith badge/metadata would be lost
+WARNING = "warning"  # worth fixing, but arXiv compiles and pith survives
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    rule: str
+    severity: str
+    message: str
+    fix: str
+    file: str | None = None
+    line: int | None = None
+    route: str | None = None
+
+    @property
+    def where(self) -> str:
+        if self.file and self.line:
+            return f"{self.file}:{self.line}"
+        return self.file or ""
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def error(rule: str, message: str, fix: str, file: str | None = None, line: int | None = None,
+          route: str | None = None) -> Diagnostic:
+    return Diagnostic(rule, ERROR, message, fix, file, line, route)
+
+
+def warning(rule: str, message: str, fix: str, file: str | None = None, line: int | None = None,
+            route: str | None = None) -> Diagnostic:
+    return Diagnostic(rule, WARNING, message, fix, file, line, route)

@@ -1,0 +1,109 @@
+"""The check's two faces: a report a person reads in ten seconds, and JSON for tools.
+
+The first line is the verdict. Then one line per route, one line of pith facts, and the
+problems, errors first, each with where it is and how to fix it. A problem seen the same
+way on several routes is shown once with the routes named.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .diagnostic import ERROR, Diagnostic
+
+if TYPE_CHECKING:
+    from .check import Result
+
+
+def route_ok(result: Result, route: str) -> bool:
+    return not any(d.severity == ERROR and d.route == route for d in result.diagnostics)
+
+
+def as_dict(result: Result) -> dict:
+    up = result.upload
+    errors = [d for d in result.diagnostics if d.severity == ERROR]
+    return {
+        "ok": result.ok,
+        "verdict": verdict(result),
+        "path": up.source,
+        "main": up.main,
+        "engine": result.engine,
+        "auto_route": result.auto_route,
+        "compiler_from_00README": up.compiler,
+        "routes": [_route_dict(result, run) for run in result.runs],
+        "pith": {"uses_pith": result.facts.uses_pith, "number": result.facts.number, "sty": result.facts.sty},
+        "counts": {"errors": len(errors), "warnings": len(result.diagnostics) - len(errors)},
+        "diagnostics": [d.as_dict() for d in result.diagnostics],
+    }
+
+
+def _route_dict(result: Result, run) -> dict:
+    log = run.log
+    return {
+        "route": run.route, "ok": route_ok(result, run.route), "pdf": run.pdf is not None,
+        "runs": run.runs, "seconds": round(run.seconds, 2), "timed_out": run.timed_out,
+        "errors": len(log.errors), "undefined_references": log.undefined_references,
+        "undefined_citations": log.undefined_citations, "missing_characters": len(log.missing_characters),
+        "overfull_boxes": log.overfull_boxes, "underfull_boxes": log.underfull_boxes,
+        "pith": result.route_facts.get(run.route),
+    }
+
+
+def verdict(result: Result) -> str:
+    errors = sum(d.severity == ERROR for d in result.diagnostics)
+    if result.ok:
+        tail = "; pith badge and metadata intact" if result.facts.uses_pith and result.facts.number else ""
+        return f"arXiv-safe on {', '.join(r.route for r in result.runs)}{tail}"
+    lost = any(d.rule.startswith(("pdf-", "pith-")) for d in result.diagnostics if d.severity == ERROR)
+    compiles = all(route_ok(result, r.route) or r.pdf is not None for r in result.runs)
+    what = "loses pith metadata" if lost and compiles else "would fail on arXiv"
+    return f"{what} ({errors} error{'s' if errors != 1 else ''})"
+
+
+def human(result: Result) -> str:
+    up = result.upload
+    head = "OK  " if result.ok else "FAIL"
+    lines = [f"{head} {up.source} ({up.main}): {verdict(result)}"]
+    for run in result.runs:
+        mark = "ok  " if route_ok(result, run.route) else "FAIL"
+        log = run.log
+        notes = [f"{log.overfull_boxes} overfull"] if log.overfull_boxes else []
+        if log.undefined_references or log.undefined_citations:
+            notes.append(f"{len(log.undefined_references) + len(log.undefined_citations)} undefined refs/cites")
+        auto = " (arXiv's choice)" if run.route == result.auto_route and result.engine in ("auto", "all") else ""
+        lines.append(f"  {run.route:<9} {mark} {run.runs} run(s) {run.seconds:5.1f}s{auto}"
+                     + (f"  [{', '.join(notes)}]" if notes else ""))
+    lines.append("  " + _pith_line(result))
+    for d, routes in _grouped(result.diagnostics):
+        where = f"{d.where}  " if d.where else ""
+        on = f" [{', '.join(routes)}]" if routes and len(result.runs) > 1 else ""
+        lines.append(f"  {d.severity:<7} {where}{d.rule}: {d.message}{on}")
+        lines.append(f"          fix: {d.fix}")
+    return "\n".join(lines)
+
+
+def _pith_line(result: Result) -> str:
+    f = result.facts
+    if not f.uses_pith:
+        return "pith: not used by this paper"
+    parts = [f"pith:{f.number[:8]}…" if f.number else "pith: no valid \\pithnumber"]
+    sty = f.sty or {}
+    parts.append(f"pith.sty {sty.get('version') or 'missing'} (ours {sty.get('ours')})")
+    for route, facts in result.route_facts.items():
+        checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))),
+                  ("link p.1", bool(facts.get("page1_links"))), ("margin clear", facts.get("left_band_clear"))]
+        parts.append(f"{route}: " + " ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks))
+    return "pith: " + "; ".join(parts) if not parts[0].startswith("pith:") else "; ".join(parts)
+
+
+def _grouped(diags: list[Diagnostic]) -> list[tuple[Diagnostic, list[str]]]:
+    """Errors before warnings; the same finding on several routes shown once."""
+    groups: dict[tuple, tuple[Diagnostic, list[str]]] = {}
+    for d in diags:
+        msg = d.message.split(": ", 1)[1] if d.route and d.message.startswith(d.route + ": ") else d.message
+        key = (d.severity, d.rule, d.file, d.line, msg.replace(d.route or "\0", "ROUTE"))
+        if key in groups:
+            groups[key][1].append(d.route)
+        else:
+            groups[key] = (d, [d.route] if d.route else [])
+    return sorted(groups.values(), key=lambda g: g[0].severity != ERROR)

@@ -1,0 +1,298 @@
+"""Static rules: what arXiv would trip over, read from the sources before compiling.
+
+Each rule returns Diagnostics with file:line and a fix. `static_check` runs them all and
+also returns the facts later steps need (figure kinds for the `auto` route, pith facts).
+Rule ids are stable: tests, JSON consumers and the README refer to them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from ..errors import InvalidNumber
+from ..number import PithNumber
+from . import pithsty, texlive
+from .diagnostic import Diagnostic, error, warning
+from .scan import Ref, Sources
+from .upload import Upload
+
+GRAPHICS_EXT = {
+    "pdflatex": (".pdf", ".png", ".jpg", ".jpeg", ".mps", ".jbig2", ".jb2", ".PDF", ".PNG", ".JPG", ".JPEG"),
+    "latex": (".eps", ".ps", ".eps.gz", ".ps.gz", ".EPS", ".PS"),
+    "xelatex": (".pdf", ".eps", ".ps", ".png", ".jpg", ".jpeg", ".bmp", ".PDF", ".PNG", ".JPG", ".EPS"),
+}
+ALL_GRAPHICS_EXT = tuple(dict.fromkeys(e for exts in GRAPHICS_EXT.values() for e in exts))
+# A PDF/PNG/JPG figure makes arXiv choose pdflatex; otherwise it runs latex -> dvips -> ps2pdf.
+PDF_ROUTE_EXT = (".pdf", ".png", ".jpg", ".jpeg")
+SHELL_PACKAGES = {
+    "minted": "minted runs Pygments through shell escape",
+    "pythontex": "pythontex runs Python outside TeX",
+    "gnuplottex": "gnuplottex runs gnuplot through shell escape",
+    "svg": "the svg package runs Inkscape through shell escape",
+    "auto-pst-pdf": "auto-pst-pdf runs latex/dvips through shell escape",
+    "pstool": "pstool runs latex/dvips through shell escape",
+    "shellesc": "shellesc exists to run shell commands",
+}
+# Classes that load hyperref themselves, so a later hyperxmp is already after it.
+HYPERREF_CLASSES = {"acmart"}
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_+\-.,=]+$")
+
+
+@dataclass
+class Facts:
+    """What the rules learnt that later steps use."""
+
+    figures: list[str] = field(default_factory=list)  # resolved figure files
+    uses_pith: bool = False
+    number: str | None = None
+    sty: dict = field(default_factory=dict)
+
+
+def static_check(upload: Upload, src: Sources) -> tuple[list[Diagnostic], Facts]:
+    facts = Facts()
+    files = set(upload.files)
+    lower = {f.lower(): f for f in upload.files}
+    diags: list[Diagnostic] = []
+    diags += rule_unsafe_names(upload)
+    diags += rule_inputs(src, files, lower)
+    diags += rule_graphics(src, files, lower, facts)
+    diags += rule_bbl(upload, src, files)
+    diags += rule_packages(src, files, lower)
+    diags += rule_shell(src)
+    diags += rule_hyperxmp(src)
+    diags += rule_pdfa(src)
+    diags += rule_pith(upload, src, files, facts)
+    return diags, facts
+
+
+# -- file references -----------------------------------------------------------------------
+def _norm(name: str) -> str:
+    name = name.strip().strip('"')
+    return name[2:] if name.startswith("./") else name
+
+
+def _unsafe_path(ref: Ref) -> Diagnostic | None:
+    name = _norm(ref.name)
+    if name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", name) or ".." in PurePosixPath(name).parts:
+        return error("unsafe-path", f"{_cmd(ref)}{{{ref.name}}} points outside the upload (absolute or '..' path)",
+                     "copy the file into the paper folder and refer to it by a relative path",
+                     ref.file, ref.line)
+    return None
+
+
+def _cmd(ref: Ref) -> str:
+    return {"input": "\\input", "graphics": "\\includegraphics", "bibliography": "\\bibliography",
+            "package": "\\usepackage", "class": "\\documentclass"}.get(ref.kind, "\\" + ref.kind)
+
+
+def _lookup(cands: list[str], files: set[str], lower: dict[str, str]) -> tuple[str, str | None]:
+    """('found', path) | ('case', actual path) | ('missing', None)."""
+    for c in cands:
+        if c in files:
+            return "found", c
+    for c in cands:
+        if c.lower() in lower:
+            return "case", lower[c.lower()]
+    return "missing", None
+
+
+def _wrong_case(ref: Ref, actual: str) -> Diagnostic:
+    return error("wrong-case", f"{_cmd(ref)}{{{ref.name}}} only matches {actual!r} when case is ignored; "
+                 "arXiv's file system is case-sensitive",
+                 f"rename the file or change the reference so both read exactly {actual!r}", ref.file, ref.line)
+
+
+def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Diagnostic]:
+    out = []
+    for ref in src.of_kind("input"):
+        bad = _unsafe_path(ref)
+        if bad:
+            out.append(bad)
+            continue
+        name = _norm(ref.name)
+        status, actual = _lookup([name + ".tex", name], files, lower)
+        if status == "case":
+            out.append(_wrong_case(ref, actual))
+        elif status == "missing" and not any(texlive.find([name + ".tex", name]).values()):
+            out.append(error("missing-file", f"\\input{{{ref.name}}}: no {name}.tex or {name} in the upload",
+                             f"add {name}.tex to the upload, or fix the name", ref.file, ref.line))
+    return out
+
+
+def _graphics_candidates(name: str, paths: list[str]) -> list[str]:
+    stems = [p.rstrip("/") + "/" + name if p.strip("./") else name for p in ["", *paths]]
+    if name.endswith(ALL_GRAPHICS_EXT):
+        return stems
+    return [s + e for s in stems for e in ALL_GRAPHICS_EXT]
+
+
+def rule_graphics(src: Sources, files: set[str], lower: dict[str, str], facts: Facts) -> list[Diagnostic]:
+    out = []
+    paths = [_norm(p) for p in src.graphicspath]
+    for ref in src.of_kind("graphics"):
+        bad = _unsafe_path(ref)
+        if bad:
+            out.append(bad)
+            continue
+        name = _norm(ref.name)
+        cands = _graphics_candidates(name, paths)
+        found = [c for c in cands if c in files]
+        if found:
+            facts.figures.extend(found)
+            continue
+        status, actual = _lookup(cands, files, lower)
+        if status == "case":
+            out.append(_wrong_case(ref, actual))
+        else:
+            out.append(error("missing-file", f"\\includegraphics{{{ref.name}}}: no such figure in the upload "
+                             "(tried .pdf, .png, .jpg, .eps" + (" and \\graphicspath" if paths else "") + ")",
+                             f"add {name}.pdf/.png/.jpg (or .eps for the latex route) to the upload, or fix the name",
+                             ref.file, ref.line))
+    return out
+
+
+def rule_bbl(upload: Upload, src: Sources, files: set[str]) -> list[Diagnostic]:
+    refs = src.of_kind("bibliography")
+    if not refs:
+        return []
+    out = [d for d in (_unsafe_path(r) for r in refs) if d]
+    bbl = f"{upload.jobname}.bbl"
+    if bbl not in files:
+        ref = refs[0]
+        bibs = [r.name if r.name.endswith(".bib") else r.name + ".bib" for r in refs]
+        have = [b for b in bibs if _norm(b) in files]
+        what = f"{', '.join(have)} is uploaded but" if have else "the paper uses a bibliography but"
+        out.append(error("bbl-missing", f"{what} {bbl} is not: arXiv does not run BibTeX/Biber",
+                         f"run bibtex (or biber) locally and upload {bbl} next to {upload.main}",
+                         ref.file, ref.line))
+    return out
+
+
+def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[Diagnostic]:
+    refs = [r for r in src.refs if r.kind in ("package", "class") and not _unsafe_path(r)]
+    names = [r.name + (".cls" if r.kind == "class" else ".sty") for r in refs]
+    local = {n for n in names if n in files}
+    in_tl = texlive.find([n for n in names if n not in local])
+    out, seen = [], set()
+    for ref, fname in zip(refs, names, strict=True):
+        if fname in local or in_tl.get(fname) or fname in seen:
+            continue
+        seen.add(fname)
+        if ref.name == "pith":
+            continue  # rule_pith says it better
+        status, actual = _lookup([fname], files, lower)
+        if status == "case":
+            out.append(_wrong_case(ref, actual))
+            continue
+        elsewhere = [f for f in files if PurePosixPath(f).name == fname]
+        hint = (f"move {elsewhere[0]} to the top level of the upload" if elsewhere
+                else f"upload {fname} at the top level (TeX Live does not have it)")
+        out.append(error("package-missing", f"{_cmd(ref)}{{{ref.name}}}: {fname} is neither in TeX Live nor "
+                         "at the top level of the upload", hint, ref.file, ref.line))
+    out += [d for d in (_unsafe_path(r) for r in src.refs if r.kind in ("package", "class")) if d]
+    return out
+
+
+def rule_shell(src: Sources) -> list[Diagnostic]:
+    out = [error("shell-escape", f"{ref.name.strip()} needs shell escape, which arXiv has off",
+                 "remove it, or run the command yourself and upload its output", ref.file, ref.line)
+           for ref in src.shell]
+    for ref in src.packages:
+        if ref.name in SHELL_PACKAGES:
+            out.append(error("shell-escape", f"\\usepackage{{{ref.name}}}: {SHELL_PACKAGES[ref.name]}, "
+                             "which arXiv has off",
+                             "use a package that works without shell escape (e.g. listings for minted, or "
+                             "minted's frozencache with the cache uploaded), or upload the generated files",
+                             ref.file, ref.line))
+    return out
+
+
+def rule_hyperxmp(src: Sources) -> list[Diagnostic]:
+    names = [r.name for r in src.packages]
+    if "hyperxmp" not in names:
+        return []
+    ref = src.packages[names.index("hyperxmp")]
+    classes = {r.name for r in src.of_kind("class")}
+    before = "hyperref" in names and names.index("hyperref") < names.index("hyperxmp")
+    if before or classes & HYPERREF_CLASSES:
+        return []
+    return [error("hyperxmp-order", "hyperxmp is loaded before hyperref: TeX Live 2025's hyperxmp refuses "
+                  "this and stops the compile",
+                  "load hyperref first: \\usepackage{hyperref} then \\usepackage{hyperxmp}", ref.file, ref.line)]
+
+
+def rule_pdfa(src: Sources) -> list[Diagnostic]:
+    out = []
+    for ref in src.docmeta:
+        if re.search(r"pdfstandard\s*=\s*\{?\s*a-", ref.name, re.IGNORECASE):
+            out.append(warning("pdfa-outputintents", "\\DocumentMetadata asks for PDF/A: the PDF gets "
+                               "/OutputIntents, and arXiv then leaves out its own stamp",
+                               "drop pdfstandard=A-… for the arXiv upload (keep it for the archival copy)",
+                               ref.file, ref.line))
+    for ref in src.packages:
+        if ref.name == "pdfx" and re.search(r"\ba-\d", ref.options, re.IGNORECASE):
+            out.append(warning("pdfa-outputintents", "pdfx with a PDF/A option adds /OutputIntents: "
+                               "arXiv then leaves out its own stamp",
+                               "drop the PDF/A option for the arXiv upload", ref.file, ref.line))
+    return out
+
+
+def rule_unsafe_names(upload: Upload) -> list[Diagnostic]:
+    out = []
+    for rel in upload.files:
+        parts = PurePosixPath(rel).parts
+        if any(p.startswith(".") for p in parts):
+            out.append(warning("unsafe-filename", f"{rel}: hidden files are removed by arXiv",
+                               "leave it out of the upload", rel))
+        elif not all(SAFE_NAME.match(p) for p in parts):
+            out.append(error("unsafe-filename", f"{rel!r}: arXiv accepts only A-Z a-z 0-9 _ + - . , = in "
+                             "file names and renames the rest, which breaks references to it",
+                             "rename the file (and its references) using only those characters", rel))
+    return out
+
+
+# -- pith ------------------------------------------------------------------------------------
+def rule_pith(upload: Upload, src: Sources, files: set[str], facts: Facts) -> list[Diagnostic]:
+    uses = [r for r in src.packages if r.name == "pith"]
+    facts.uses_pith = bool(uses)
+    if not uses:
+        return []
+    out = []
+    ref = uses[0]
+    ours = pithsty.our_stamp()
+    facts.sty = {"uploaded": "pith.sty" in files, "version": None, "ours": pithsty.show(ours)}
+    if "pith.sty" not in files:
+        elsewhere = [f for f in files if PurePosixPath(f).name.lower() == "pith.sty"]
+        where = f" (only {elsewhere[0]} is)" if elsewhere else ""
+        out.append(error("pith-sty-missing", f"the paper loads pith but pith.sty is not at the top level of "
+                         f"the upload{where}: arXiv's TeX Live does not have it",
+                         "copy pith.sty next to the main file (pithtex bundle does this for you)",
+                         ref.file, ref.line))
+    else:
+        theirs = pithsty.provides((upload.root / "pith.sty").read_text("utf-8", errors="replace"))
+        facts.sty["version"] = pithsty.show(theirs)
+        if theirs is None or theirs < ours:
+            out.append(warning("pith-sty-old", f"the uploaded pith.sty is {pithsty.show(theirs)}, older than "
+                               f"ours ({pithsty.show(ours)})",
+                               "replace it with the current pith.sty (pithtex bundle does this)", "pith.sty"))
+    out += _rule_number(src, ref, facts)
+    return out
+
+
+def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
+    option = re.search(r"(?:number|pith)\s*=\s*([A-Za-z0-9:]+)", ref.options)
+    given = src.pithnumbers or ([Ref("pithnumber", option.group(1), ref.file, ref.line)] if option else [])
+    if not given:
+        return [error("pith-number-missing", "the paper loads pith but never says \\pithnumber{…}: no badge "
+                      "and no metadata", "add \\pithnumber{YOUR26CHARACTERNUMBER} after \\usepackage{pith}",
+                      ref.file, ref.line)]
+    num = given[-1]
+    try:
+        facts.number = PithNumber.parse(num.name).body
+    except InvalidNumber as exc:
+        return [error("pith-number-invalid", f"\\pithnumber{{{num.name.strip()}}}: {exc}",
+                      "copy the number exactly from its pith.science page (26 characters A-Z, 2-7)",
+                      num.file, num.line)]
+    return []

@@ -1,0 +1,147 @@
+"""Compile an upload as arXiv would: a fresh folder per route, no shell escape, no user TeX tree.
+
+Routes: `pdflatex`; `latex` -> dvips -> ps2pdf; `xelatex`. Each route copies the upload
+(without build products) into its own temporary folder, so routes can run in parallel
+without sharing .aux files. TeX runs repeat until references settle (at most MAX_RUNS),
+each under a time limit; the process group is killed when the limit passes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .logparse import LogFacts, parse_log
+from .texlive import tex_env
+from .upload import Upload
+
+ROUTES = ("pdflatex", "latex", "xelatex")
+MAX_RUNS = 4
+DEFAULT_TIMEOUT = 120.0
+TEX_FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-file-line-error", "-recorder"]
+
+
+@dataclass
+class RouteRun:
+    """What one route produced: the PDF (None on failure), the parsed log, the .fls."""
+
+    route: str
+    workdir: Path
+    pdf: Path | None = None
+    log: LogFacts = field(default_factory=LogFacts)
+    runs: int = 0
+    seconds: float = 0.0
+    timed_out: bool = False
+    failed_step: str | None = None
+    step_output: str = ""
+    fls: Path | None = None
+
+
+def choose_route(upload: Upload, figures: list[str]) -> str:
+    """arXiv's choice: 00README.json compiler, else pdflatex when any figure is PDF/PNG/JPG."""
+    if upload.compiler:
+        return upload.compiler
+    if any(f.lower().endswith((".pdf", ".png", ".jpg", ".jpeg")) for f in figures):
+        return "pdflatex"
+    return "latex"
+
+
+def compile_routes(upload: Upload, routes: list[str], tmp: Path, timeout: float = DEFAULT_TIMEOUT) -> list[RouteRun]:
+    """Compile every route, in parallel when there is more than one."""
+    if len(routes) == 1:
+        return [compile_route(upload, routes[0], tmp / routes[0], timeout)]
+    with ThreadPoolExecutor(max_workers=len(routes)) as pool:
+        futures = [pool.submit(compile_route, upload, r, tmp / r, timeout) for r in routes]
+        return [f.result() for f in futures]
+
+
+def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DEFAULT_TIMEOUT) -> RouteRun:
+    start = time.monotonic()
+    copy_upload(upload, workdir)
+    run = RouteRun(route=route, workdir=workdir)
+    engine = "pdflatex" if route == "pdflatex" else route
+    _tex_runs(run, engine, upload, timeout)
+    if route == "latex" and not run.timed_out:
+        _dvips_ps2pdf(run, upload, timeout)
+    elif (workdir / f"{upload.jobname}.pdf").is_file():
+        run.pdf = workdir / f"{upload.jobname}.pdf"
+    fls = workdir / f"{upload.jobname}.fls"
+    run.fls = fls if fls.is_file() else None
+    run.seconds = time.monotonic() - start
+    return run
+
+
+def copy_upload(upload: Upload, workdir: Path) -> None:
+    """A fresh copy of the upload's files, without build products (stale .aux/.pdf)."""
+    skip = set(upload.build_products)
+    for rel in upload.files:
+        if rel in skip:
+            continue
+        dest = workdir / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(upload.root / rel, dest)
+    workdir.mkdir(parents=True, exist_ok=True)
+
+
+def _tex_runs(run: RouteRun, engine: str, upload: Upload, timeout: float) -> None:
+    aux = run.workdir / f"{upload.jobname}.aux"
+    logfile = run.workdir / f"{upload.jobname}.log"
+    previous = None
+    for _ in range(MAX_RUNS):
+        run.runs += 1
+        code, output = _call([engine, *TEX_FLAGS, upload.main], run.workdir, timeout)
+        if code is None:
+            run.timed_out = True
+            run.step_output = output
+            break
+        text = logfile.read_text("utf-8", errors="replace") if logfile.is_file() else output
+        run.log = parse_log(text, upload.main, str(run.workdir))
+        digest = hashlib.sha256(aux.read_bytes()).hexdigest() if aux.is_file() else None
+        unsettled = run.log.undefined_references or run.log.undefined_citations
+        if run.log.errors or not (run.log.rerun or (unsettled and digest != previous)):
+            break
+        previous = digest
+
+
+def _dvips_ps2pdf(run: RouteRun, upload: Upload, timeout: float) -> None:
+    job = upload.jobname
+    if not (run.workdir / f"{job}.dvi").is_file():
+        return
+    code, out = _call(["dvips", "-R2", "-q", "-o", f"{job}.ps", f"{job}.dvi"], run.workdir, timeout)
+    if code != 0:
+        run.failed_step, run.step_output, run.timed_out = "dvips", out, code is None
+        return
+    code, out = _call(["ps2pdf", "-dSAFER", f"{job}.ps", f"{job}.pdf"], run.workdir, timeout)
+    if code != 0 or not (run.workdir / f"{job}.pdf").is_file():
+        run.failed_step, run.step_output, run.timed_out = "ps2pdf", out, code is None
+        return
+    run.pdf = run.workdir / f"{job}.pdf"
+
+
+def _call(cmd: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+    """Run cmd in its own process group; (None, output) when the time limit passed."""
+    env = tex_env(cwd)
+    try:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        return 127, f"{cmd[0]}: {exc.strerror}"
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return None, out.decode("utf-8", "replace")[-2000:]
+    return proc.returncode, out.decode("utf-8", "replace")[-2000:]
+
+
+def scratch() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="pithtex-check-")
