@@ -51,6 +51,9 @@ class Theme:
     message_bg: Colour
     message_fg: Colour
     verified_bg: Colour
+    # Web badges: the state shown while checking, or when a check failed (never red:
+    # "unverified" means "not shown to be", which is not "shown to be false").
+    unverified_bg: Colour = Colour("#9f9f9f")
 
 
 LIGHT = Theme(

@@ -1,6 +1,8 @@
-"""`pithtex verify`: check a record's hash, number and receipt signature."""
+"""`pithtex verify`: check a record's hash, number and receipt signature, offline or online."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from . import add_command, emit_json
 
@@ -9,12 +11,19 @@ examples:
   pithtex verify examples/seed-record.json
   pithtex verify record.json --title "Efficient Large-Scale Language Model Training ..."
   pithtex verify record.json --keys mirror-keys.json --json
+  pithtex verify pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6 --online
+  pithtex verify paper.pdf --online --base-url https://mirror.example.org
+  pithtex verify YBK5PTAKOSCXY2WMLIIB7DMYH6 --offline     # the cached record only
 
 what "verified" means: the canonical record hashes to the number, and a pinned registry
 key signed that hash. Nothing else in a record (paper details, status, citations) is signed.
+A record fetched from the resolver (--online) is checked exactly like a file: the server
+is never trusted. The resolver is https://pith.science unless --base-url or PITH_BASE_URL
+say otherwise; records are cached under $XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex).
 
 exit codes: 0 verified, 1 something verifiably failed (tampered record, wrong number,
-bad signature), 2 unusable input, 3 cannot be decided (no receipt, unknown key).
+bad signature), 2 unusable input, 3 cannot be decided (no receipt, unknown key, server
+unreachable or broken, offline without a cached record).
 """
 
 MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
@@ -24,33 +33,112 @@ def register(subparsers) -> None:
     p = add_command(
         subparsers,
         "verify",
-        help="verify a record's hash, number and Ed25519 receipt (offline)",
+        help="verify a record's hash, number and Ed25519 receipt (a file, or fetched --online)",
         description="Recompute a record's canonical hash and number, compare them with what the "
-        "file states, and check the registry's Ed25519 receipt against the pinned keys.",
+        "file states, and check the registry's Ed25519 receipt against the pinned keys. Given a Pith "
+        "Number or a PDF, fetch its record from the resolver first.",
         epilog=EPILOG,
     )
-    p.add_argument("file", metavar="FILE", help="a record file: full record, bundle or bare canonical record")
+    p.add_argument("file", metavar="ID|PDF|FILE",
+                   help="a record file (full record, bundle or bare canonical record), a Pith Number, or a PDF")
     p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
     p.add_argument("--title", help="also check that this title hashes to the record's title_canon_sha256")
     p.add_argument("--number", metavar="ID", help="also check that the record is this Pith Number")
+    p.add_argument("--online", action="store_true",
+                   help="fetch the record of a Pith Number or PDF from the resolver (the default for those)")
+    p.add_argument("--offline", action="store_true", help="use only the cached record; never the network")
+    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
 
 def run(args) -> int:
+    from ..errors import InvalidNumber
     from ..number import PithNumber
-    from ..record import load_document
     from ..trust import load_keys, pinned_keys
-    from ..verify import verify_document
 
-    expect = PithNumber.parse(args.number) if args.number else None
     keys = pinned_keys()
     if args.keys:
         keys = keys.extended(load_keys(args.keys))
+    target = args.file
+    path = Path(target)
+    if path.exists() and not path.is_dir() and _is_pdf(path):
+        return _run_online(args, _number_from_pdf(path), keys, source=target)
+    if path.exists() or "/" in target or "." in target:
+        return _run_file(args, keys)
+    try:
+        number = PithNumber.parse(target)
+    except InvalidNumber as exc:
+        raise InvalidNumber(f"{target!r} is neither a record file nor a Pith Number ({exc})") from None
+    return _run_online(args, number, keys, source=target)
+
+
+def _run_file(args, keys) -> int:
+    from ..number import PithNumber
+    from ..record import load_document
+    from ..verify import verify_document
+
+    expect = PithNumber.parse(args.number) if args.number else None
     report = verify_document(load_document(args.file), keys, title=args.title, expect=expect)
+    return _print(args, report, args.file)
+
+
+def _run_online(args, number, keys, source: str) -> int:
+    from ..errors import PithError
+    from ..number import PithNumber
+    from ..resolver import Resolver
+    from ..verify import Check, verify_document
+
+    if args.number and PithNumber.parse(args.number).body != number.body:
+        raise PithError(f"{source} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
+    try:
+        fetched = Resolver(args.base_url, offline=args.offline).fetch_record(number)
+    except PithError as exc:
+        if args.json:
+            emit_json(_failed_fetch(number, str(exc)))
+        raise
+    report = verify_document(fetched.document, keys, title=args.title, expect=number)
+    report.checks = {"fetch": Check("pass", fetched.detail), **report.checks}
+    return _print(args, report, fetched.url)
+
+
+def _failed_fetch(number, message: str) -> dict:
+    """The JSON report when no record could be had: same keys as a report, nothing verified."""
+    return {
+        "verified": False, "number": number.body, "long": number.long, "short": number.short,
+        "url": number.url, "canonical_sha256": None, "key_id": None,
+        "checks": {"fetch": "unknown"}, "details": {"fetch": message},
+    }
+
+
+def _is_pdf(path: Path) -> bool:
+    if path.suffix.lower() == ".pdf":
+        return True
+    try:
+        with path.open("rb") as handle:
+            return handle.read(1024).lstrip().startswith(b"%PDF-")
+    except OSError:
+        return False
+
+
+def _number_from_pdf(path: Path):
+    from ..errors import PithError, Undecidable
+    from ..number import PithNumber
+
+    try:
+        from ..pdf.inspect import inspect_pdf
+    except ImportError:
+        raise PithError(f"{path}: reading PDFs is not available in this build of pithtex") from None
+    found = inspect_pdf(path).get("number")
+    if not found:
+        raise Undecidable(f"{path}: the PDF carries no Pith Number (no /PithNumber, XMP or pith link)")
+    return PithNumber.parse(str(getattr(found, "body", found)))
+
+
+def _print(args, report, source: str) -> int:
     if args.json:
         emit_json(report.as_dict())
     else:
-        print_report(report, args.file)
+        print_report(report, source)
     return report.exit_code
 
 

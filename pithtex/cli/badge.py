@@ -1,0 +1,153 @@
+"""`pithtex badge`: a badge for a Pith Number as SVG, PNG, QR code, paste-ready snippet or embed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from . import add_command
+
+EPILOG = """\
+examples:
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 -o pith-YBK5PTAK.svg
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --record examples/seed-record.json -o pith-YBK5PTAK.svg
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --online --theme dark -o pith-YBK5PTAK-dark.svg
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format png --scale 2 -o pith@2x.png
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format qr -o pith-qr.svg     # or .png
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format md                    # html, md, rst
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed -o site/badge.html
+
+"verified" appears on an SVG/PNG badge only when a record (--record, or fetched with
+--online) hashes to this number and its receipt verifies under a pinned key; the badge
+is checked once, when it is made. The embed (--format embed) writes badge.html plus
+pith-badge.js beside it: the reader's browser checks the record itself, every time.
+Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
+"""
+
+TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
+
+
+def register(subparsers) -> None:
+    p = add_command(
+        subparsers,
+        "badge",
+        help="make a badge: SVG, PNG, QR, HTML/Markdown/reST snippet, or a self-verifying embed",
+        description="Draw a Pith badge (shields.io look, the pith.sty colours and logo) or write a snippet "
+        "that shows it. With a record that verifies, the badge says 'verified'.",
+        epilog=EPILOG,
+    )
+    p.add_argument("number", metavar="ID", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--record", metavar="FILE", help="verify this record file; 'verified' if it holds")
+    source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
+    p.add_argument("--offline", action="store_true", help="with --online: the cached record only")
+    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
+    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too")
+    p.add_argument("--format", "-f", choices=("svg", "png", "qr", "html", "md", "rst", "embed"), default="svg")
+    p.add_argument("--theme", choices=("light", "dark"), default="light")
+    p.add_argument("--scale", type=int, choices=(1, 2), default=1, help="PNG pixel density (2 for @2x)")
+    p.add_argument("--image-url", metavar="URL", help="snippets: the badge image (default pith-XXXXXXXX.svg)")
+    p.add_argument("--dark-image-url", metavar="URL", help="HTML snippet: the dark-mode image")
+    p.add_argument("--src", metavar="URL", help="embed: where the browser fetches the record (default: the resolver)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout for text formats)")
+
+
+def run(args) -> int:
+    from .. import badge
+    from ..errors import PithError
+    from ..number import PithNumber
+
+    number = PithNumber.parse(args.number)
+    if args.offline and not args.online:
+        args.online = True
+    state = _state(args, number) if args.format in ("svg", "png") else badge.BadgeState()
+    fmt = args.format
+    if fmt == "svg":
+        return _emit(args, badge.svg(number, state, args.theme))
+    if fmt == "png":
+        if not args.output and sys.stdout.isatty():
+            raise PithError("a PNG badge needs -o FILE.png (it is not printed to a terminal)")
+        return _emit(args, badge.png(number, state, args.theme, args.scale))
+    if fmt == "qr":
+        as_svg = not args.output or args.output.lower().endswith(".svg")
+        return _emit(args, badge.qr_svg(number) if as_svg else badge.qr_png(number))
+    if fmt == "embed":
+        return _embed(args, number)
+    text = badge.snippet(fmt, number, args.image_url, args.dark_image_url)
+    if not args.image_url:
+        name = badge.image_name(number)
+        _note(f"the snippet shows {name}; write it with: pithtex badge {number.body} -o {name}")
+    return _emit(args, text)
+
+
+def _state(args, number):
+    """Verify the given or fetched record; any failure leaves the badge plain, with a note."""
+    from .. import badge
+    from ..errors import PithError
+    from ..trust import load_keys, pinned_keys
+
+    if not args.record and not args.online:
+        return badge.BadgeState()
+    keys = pinned_keys()
+    if args.keys:
+        keys = keys.extended(load_keys(args.keys))
+    try:
+        if args.record:
+            from ..record import load_document
+
+            document = load_document(args.record)
+        else:
+            from ..resolver import Resolver
+
+            document = Resolver(args.base_url, offline=args.offline).fetch_record(number).document
+    except PithError as exc:
+        if args.record and not Path(args.record).exists():
+            raise
+        _note(f"the badge is not marked verified: {exc}")
+        return badge.BadgeState(False, str(exc))
+    state = badge.badge_state(number, document, keys)
+    if not state.verified:
+        _note(f"the badge is not marked verified: the record did not verify ({state.reason})")
+    return state
+
+
+def _embed(args, number) -> int:
+    from .. import webassets
+
+    snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme)
+    if not args.output:
+        _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html")
+        sys.stdout.write(snippet)
+        return 0
+    out = Path(args.output)
+    _check_folder(out)
+    webassets.write_text_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
+    webassets.write_text_atomic(out, snippet)
+    return 0
+
+
+def _emit(args, content: str | bytes) -> int:
+    from ..webassets import write_text_atomic
+
+    if args.output:
+        out = Path(args.output)
+        _check_folder(out)
+        write_text_atomic(out, content)
+    elif isinstance(content, bytes):
+        sys.stdout.buffer.write(content)
+    else:
+        sys.stdout.write(content if content.endswith("\n") else content + "\n")
+    return 0
+
+
+def _check_folder(out: Path) -> None:
+    from ..errors import PithError
+
+    if out.is_dir():
+        raise PithError(f"{out}: is a folder; give a file name for -o")
+    if not out.parent.is_dir():
+        raise PithError(f"{out}: the folder {out.parent} does not exist")
+
+
+def _note(message: str) -> None:
+    print(f"pithtex: note: {message}", file=sys.stderr)
