@@ -1,0 +1,130 @@
+"""`pithtex stamp`: put a Pith Number into PDFs as one safe, revertible incremental update."""
+
+from __future__ import annotations
+
+import sys
+
+from . import add_command, emit_json
+
+EPILOG = """\
+examples:
+  pithtex stamp paper.pdf --number pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6   # writes paper.pith.pdf
+  pithtex stamp paper.pdf --record record.json -o stamped.pdf --badge
+  pithtex stamp paper.pdf --number YBK5PTAKOSCXY2WMLIIB7DMYH6 --in-place
+  pithtex stamp paper.pdf --in-place            # complete what pith.sty left out
+  pithtex stamp stamped.pdf --revert -o original.pdf
+  pithtex stamp papers/*.pdf --record record.json -o stamped/ --jobs 4
+
+The original bytes are kept untouched at the start of the output; the update is marked, so a
+second stamp with the same number changes nothing and --revert gives the original back.
+Encrypted and damaged PDFs are refused; on signed PDFs only metadata changes (--force for more).
+"""
+
+
+def register(subparsers) -> None:
+    p = add_command(
+        subparsers,
+        "stamp",
+        help="stamp a Pith Number into PDFs (incremental update: signatures survive)",
+        description="Add the Pith Number to PDFs as one incremental update: Info /PithNumber and "
+        "/PithURL, XMP (merged, PDF/A-aware), optionally a visible badge and the attached record.",
+        epilog=EPILOG,
+    )
+    p.add_argument("pdfs", nargs="+", metavar="PDF", help="the PDF files to stamp")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--number", metavar="ID", help="the Pith Number, in any accepted form")
+    which.add_argument("--record", metavar="FILE", help="take the number (and year) from this record file")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("-o", "--output", metavar="OUT", help="output file (a folder for several inputs)")
+    where.add_argument("--in-place", action="store_true", help="replace the input (temp file, fsync, rename)")
+    p.add_argument("--badge", action="store_true", help="draw the pith badge with its link on page 1")
+    p.add_argument("--attach-record", action="store_true", help="embed the --record file in the PDF")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="stamp N files at a time")
+    p.add_argument("--force", action="store_true",
+                   help="replace a different number; allow badge/attachment on signed PDFs")
+    p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
+    p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ..errors import PithError
+    from ..pdf.batch import Task, run_batch, run_one
+
+    if args.attach_record and not args.record:
+        raise PithError("--attach-record needs --record FILE")
+    if args.revert and (args.number or args.record or args.badge or args.attach_record):
+        raise PithError("--revert takes no --number, --record, --badge or --attach-record")
+    if args.jobs < 1:
+        raise PithError(f"--jobs {args.jobs}: give 1 or more")
+    opts = _options(args)
+    sources = [Path(p) for p in args.pdfs]
+    outdir = None
+    if args.output and len(sources) > 1:
+        outdir = Path(args.output)
+        if not outdir.is_dir():
+            raise PithError(f"{args.output}: with several inputs, -o must be an existing folder")
+    tasks = [Task(src, _target(src, args, outdir), opts, args.revert) for src in sources]
+    if len(tasks) == 1:
+        outcome = run_one(tasks[0])
+        _report([outcome.as_dict()], [], args.json)
+        return 0
+    done, failed = run_batch(tasks, args.jobs, progress=sys.stderr.isatty() and not args.json)
+    _report(done, failed, args.json)
+    return max((code for _name, _msg, code in failed), default=0)
+
+
+def _options(args):
+    from ..number import PithNumber
+    from ..pdf.stamp import Options
+
+    if args.record:
+        from ..record import canonical_of, load_document, number_of
+
+        path = __import__("pathlib").Path(args.record)
+        number = number_of(canonical_of(load_document(path)))
+        data = path.read_bytes() if args.attach_record else None
+        return Options(number, data, args.badge, args.attach_record, args.force)
+    number = PithNumber.parse(args.number) if args.number else None
+    return Options(number, None, args.badge, args.attach_record, args.force)
+
+
+def _target(src, args, outdir):
+    from ..pdf.stamp import default_output
+
+    if args.in_place:
+        return src
+    if outdir is not None:
+        return outdir / src.name
+    if args.output:
+        return __import__("pathlib").Path(args.output)
+    return default_output(src)
+
+
+def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool) -> None:
+    if as_json:
+        report = done[0] if len(done) == 1 and not failed else {
+            "files": done, "failed": [{"file": f, "error": m, "exit_code": c} for f, m, c in failed]}
+        emit_json(report)
+    else:
+        for item in done:
+            print(_line(item))
+    for item in done:
+        for warning in item["warnings"]:
+            print(f"pithtex: warning: {item['file']}: {warning}", file=sys.stderr)
+    if len(done) + len(failed) > 1:
+        counts = {s: sum(1 for d in done if d["status"] == s) for s in ("stamped", "unchanged", "reverted")}
+        summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        names = "; ".join(f"{f}: {m.removeprefix(f + ': ')}" for f, m, _c in failed)
+        print(f"pithtex: {summary or 'nothing done'}, {len(failed)} failed" + (f" ({names})" if failed else ""),
+              file=sys.stderr)
+
+
+def _line(item: dict) -> str:
+    if item["status"] == "unchanged":
+        return f"{item['file']}: already carries pith:{item['number']}: nothing to change" + (
+            f" (copied to {item['output']})" if item["output"] != item["file"] else "")
+    if item["status"] == "reverted":
+        return f"{item['file']}: pithtex update removed -> {item['output']}"
+    return f"{item['file']}: stamped pith:{item['number']} -> {item['output']} ({', '.join(item['changed'])})"

@@ -1,0 +1,64 @@
+"""Many files: one task per input, run in a process pool, failures collected, not raised."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import PithError
+from .stamp import Options, Outcome, revert_file, stamp_file
+
+
+@dataclass
+class Task:
+    source: Path
+    output: Path
+    options: Options
+    revert: bool = False
+
+
+def run_one(task: Task) -> Outcome:
+    if task.revert:
+        return revert_file(task.source, task.output)
+    return stamp_file(task.source, task.output, task.options)
+
+
+def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
+    """A worker's result as plain data: (outcome, None) or (None, (file, message, exit code))."""
+    try:
+        return run_one(task).as_dict(), None
+    except PithError as exc:
+        return None, (str(task.source), str(exc), exc.exit_code)
+    except Exception as exc:  # one bad file must not end the batch
+        return None, (str(task.source), f"{task.source}: internal error: {type(exc).__name__}: {exc}", 70)
+
+
+def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict], list[tuple[str, str, int]]]:
+    done: list[dict] = []
+    failed: list[tuple[str, str, int]] = []
+    if jobs == 1:
+        results = map(_safe, tasks)
+        _collect(results, len(tasks), done, failed, progress)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            _collect(pool.map(_safe, tasks, chunksize=max(1, len(tasks) // (jobs * 8))), len(tasks), done, failed,
+                     progress)
+    return done, failed
+
+
+def _collect(results, total: int, done: list, failed: list, progress: bool) -> None:
+    for i, (outcome, failure) in enumerate(results, start=1):
+        if outcome is not None:
+            done.append(outcome)
+        else:
+            failed.append(failure)
+        if progress:  # a one-line bar on a terminal only; nothing when piped
+            width = 30
+            filled = width * i // total
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {i}/{total}")
+            sys.stderr.flush()
+    if progress:
+        sys.stderr.write("\n")
