@@ -188,6 +188,7 @@ def _from_folder(root: Path, source: str, main: str | None) -> Upload:
     if main is not None:
         if not _DOCCLASS.search(_read_text(root / main)):
             raise PithError(f"{source}: not a LaTeX main file (no \\documentclass)")
+        mains = [main]  # the user named it: no guessing, no "several main files"
     elif not mains:
         raise PithError(f"{source}: not a paper (no top-level .tex file with \\documentclass)")
     else:
