@@ -255,7 +255,9 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     if "badge" in state.missing:
         from .badge import add_badge
 
-        add_badge(pdf, number, objects, alloc)
+        warnings.extend(add_badge(pdf, number, objects, alloc))
+        if state.pdfa:
+            warnings.append("the badge uses the standard, unembedded Helvetica: the file is no longer PDF/A")
         changed.append("badge and link on page 1")
     if "attachment" in state.missing:
         if opts.record is None:

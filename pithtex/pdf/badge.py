@@ -1,0 +1,257 @@
+"""The visible badge for `stamp --badge`: the pith.sty design drawn as vector graphics.
+
+The logo rings come from `brand.LOGO`, the ink from `brand.PRINT_COLOUR`, the text is
+`pith:XXXXXXXX` in the standard Helvetica font. The badge sits in a Form XObject placed in
+free space on page 1 (the top margin, else the bottom margin, judged from an estimate of
+the page content's extent), always right-aligned, so never in the left 40 pt band where
+arXiv stamps; a Link annotation over it points at the number's page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import brand
+from ..number import PithNumber
+from .objects import Keyword, Name, Parser, PdfSyntaxError, Ref, Stream, format_number
+from .reader import PdfFile, decode_stream
+
+HEIGHT = 9.0  # pt: the logo's size; the text is set at 8 pt beside it
+FONT_SIZE = 8.0
+GAP = 2.5
+MARGIN = 36.0  # from the page's right edge
+EDGE = 18.0  # from the top (or bottom) edge
+ARXIV_BAND = 40.0
+# Helvetica advance widths (per 1000 em) for the characters a short form can hold.
+_WIDTHS = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", (667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556,
+                                                833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,
+                                                667, 611), strict=True))
+_WIDTHS.update({d: 556 for d in "0123456789"}, p=556, i=222, t=278, h=556, **{":": 278})
+# Content streams larger than this are not measured: assume a classic one-inch margin.
+MAX_CONTENT = 4 * 1024 * 1024
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    return sum(_WIDTHS.get(c, 667) for c in text) * size / 1000
+
+
+def badge_size(number: PithNumber) -> tuple[float, float]:
+    return HEIGHT + GAP + text_width(number.short), HEIGHT
+
+
+def _circle(cx: float, cy: float, r: float) -> str:
+    """A circle as four Bézier arcs (k = 0.5523 is the usual quarter-circle constant)."""
+    k = 0.5523 * r
+    f = format_number
+    return (f"{f(cx + r)} {f(cy)} m "
+            f"{f(cx + r)} {f(cy + k)} {f(cx + k)} {f(cy + r)} {f(cx)} {f(cy + r)} c "
+            f"{f(cx - k)} {f(cy + r)} {f(cx - r)} {f(cy + k)} {f(cx - r)} {f(cy)} c "
+            f"{f(cx - r)} {f(cy - k)} {f(cx - k)} {f(cy - r)} {f(cx)} {f(cy - r)} c "
+            f"{f(cx + k)} {f(cy - r)} {f(cx + r)} {f(cy - k)} {f(cx + r)} {f(cy)} c")
+
+
+def drawing(number: PithNumber) -> bytes:
+    """The badge's content stream, in a box from (0, 0) to badge_size()."""
+    r, g, b = (format_number(c) for c in brand.PRINT_COLOUR.rgb01)
+    scale = HEIGHT / brand.LOGO_SIZE
+    ops = [f"{r} {g} {b} rg {r} {g} {b} RG"]
+    for circle in brand.LOGO:
+        path = _circle(circle.cx * scale, circle.cy * scale, circle.r * scale)
+        if circle.stroke:
+            ops.append(f"{format_number(circle.stroke * scale)} w {path} S")
+        else:
+            ops.append(f"{path} f")
+    baseline = (HEIGHT - FONT_SIZE * 0.72) / 2  # centre Helvetica's cap height on the logo
+    ops.append(f"BT /PithHelv {format_number(FONT_SIZE)} Tf {format_number(HEIGHT + GAP)} "
+               f"{format_number(baseline)} Td ({number.short}) Tj ET")
+    return ("\n".join(ops) + "\n").encode("ascii")
+
+
+# -- placement ----------------------------------------------------------------------------
+def page_box(pdf: PdfFile, inherited: dict) -> tuple[float, float, float, float]:
+    box = None
+    for key in ("CropBox", "MediaBox"):
+        value = pdf.resolve(inherited.get(key))
+        if isinstance(value, list) and len(value) == 4 and all(isinstance(pdf.resolve(v), (int, float))
+                                                               for v in value):
+            nums = [float(pdf.resolve(v)) for v in value]
+            box = (min(nums[0], nums[2]), min(nums[1], nums[3]), max(nums[0], nums[2]), max(nums[1], nums[3]))
+            break
+    return box or (0.0, 0.0, 612.0, 792.0)
+
+
+def place(box: tuple[float, float, float, float], extent: tuple[float, float] | None,
+          size: tuple[float, float]) -> tuple[float, float, bool]:
+    """(x, y, free): top-right margin if free, else bottom-right, else top-right anyway."""
+    x0, y0, x1, y1 = box
+    w, h = size
+    x = max(x1 - MARGIN - w, x0 + ARXIV_BAND + 1)
+    top_y = y1 - EDGE - h
+    bottom_y = y0 + EDGE
+    if extent is None:
+        return x, top_y, False
+    low, high = extent
+    if high < top_y - 2:
+        return x, top_y, True
+    if low > bottom_y + h + 2:
+        return x, bottom_y, True
+    return x, y1 - 4 - h, False
+
+
+def content_extent(pdf: PdfFile, page: dict, inherited: dict,
+                   box: tuple[float, float, float, float]) -> tuple[float, float] | None:
+    """(lowest y, highest y) of what the page draws, roughly; None when it cannot be told."""
+    contents = pdf.resolve(page.get("Contents"))
+    streams = contents if isinstance(contents, list) else [contents]
+    data = b""
+    try:
+        for item in streams:
+            stream = pdf.resolve(item)
+            if isinstance(stream, Stream):
+                data += decode_stream(stream, limit=MAX_CONTENT) + b"\n"
+            if len(data) > MAX_CONTENT:
+                return None
+    except (PdfSyntaxError, ValueError):
+        return None
+    resources = pdf.resolve(inherited.get("Resources"))
+    xobjects = pdf.resolve(resources.get("XObject")) if isinstance(resources, dict) else None
+    try:
+        ys = _scan(data, lambda name: pdf.resolve(xobjects.get(name)) if isinstance(xobjects, dict) else None,
+                   box)
+    except (PdfSyntaxError, ValueError, IndexError, TypeError, ZeroDivisionError):
+        return None
+    ys = [y for y in ys if box[1] - 1 <= y <= box[3] + 1]
+    return (min(ys), max(ys)) if ys else (box[3], box[1])
+
+
+Matrix = tuple[float, float, float, float, float, float]
+_ID: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+def _mul(m: Matrix, n: Matrix) -> Matrix:
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+
+
+def _y(m: Matrix, x: float, y: float) -> float:
+    return m[1] * x + m[3] * y + m[5]
+
+
+def _scan(data: bytes, xobject, box: tuple[float, float, float, float]) -> list[float]:
+    """The y coordinates (in default user space) of text, paths, images and forms drawn."""
+    p = Parser(data)
+    ctm, stack, ys, operands = _ID, [], [], []
+    tm = tlm = _ID
+    leading, size = 0.0, 0.0
+    while not p.at_end():
+        obj = p.parse()
+        if not isinstance(obj, Keyword):
+            operands.append(obj)
+            continue
+        args, operands = operands, []
+        op, nums = str(obj), [float(v) for v in args if isinstance(v, (int, float))]
+        if op == "BI":  # inline image: skip its binary data
+            end = data.find(b"EI", data.find(b"ID", p.pos))
+            p.pos = end + 2 if end >= 0 else len(data)
+            ys.extend((_y(ctm, 0, 0), _y(ctm, 1, 1)))
+        elif op == "q":
+            stack.append(ctm)
+        elif op == "Q":
+            ctm = stack.pop() if stack else ctm
+        elif op == "cm" and len(nums) == 6:
+            ctm = _mul(tuple(nums), ctm)
+        elif op == "BT":
+            tm = tlm = _ID
+        elif op == "Tf" and nums:
+            size = nums[-1]
+        elif op == "TL" and nums:
+            leading = nums[0]
+        elif op in ("Td", "TD") and len(nums) == 2:
+            leading = -nums[1] if op == "TD" else leading
+            tm = tlm = _mul((1, 0, 0, 1, nums[0], nums[1]), tlm)
+        elif op == "Tm" and len(nums) == 6:
+            tm = tlm = tuple(nums)
+        elif op in ("T*", "'", '"'):
+            tm = tlm = _mul((1, 0, 0, 1, 0, -leading), tlm)
+        if op in ("Tj", "TJ", "'", '"'):
+            m = _mul(tm, ctm)
+            ys.extend((_y(m, 0, -0.25 * size), _y(m, 0, size)))
+        elif op == "re" and len(nums) == 4:
+            x, y, w, h = nums
+            if _is_background(ctm, x, y, w, h, box):
+                continue
+            ys.extend((_y(ctm, x, y), _y(ctm, x + w, y + h), _y(ctm, x, y + h), _y(ctm, x + w, y)))
+        elif op in ("m", "l", "c", "v", "y") and len(nums) >= 2:
+            ys.extend(_y(ctm, nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2))
+        elif op == "Do" and args and isinstance(args[0], Name):
+            ys.extend(_xobject_ys(ctm, xobject(args[0])))
+    return ys
+
+
+def _is_background(ctm: Matrix, x: float, y: float, w: float, h: float,
+                   box: tuple[float, float, float, float]) -> bool:
+    """A rectangle as large as the page is a background or a clip, not content."""
+    sx, sy = abs(ctm[0] * w) + abs(ctm[2] * h), abs(ctm[1] * w) + abs(ctm[3] * h)
+    return sx >= 0.9 * (box[2] - box[0]) and sy >= 0.9 * (box[3] - box[1])
+
+
+def _xobject_ys(ctm: Matrix, xobj: Any) -> list[float]:
+    """An image fills the unit square; a form its /BBox under its /Matrix."""
+    corners = [(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)]
+    if isinstance(xobj, Stream) and xobj.dict.get("Subtype") == "Form":
+        bbox, matrix = xobj.dict.get("BBox"), xobj.dict.get("Matrix")
+        if isinstance(bbox, list) and len(bbox) == 4 and all(isinstance(v, (int, float)) for v in bbox):
+            corners = [(bbox[0], bbox[1]), (bbox[2], bbox[3]), (bbox[0], bbox[3]), (bbox[2], bbox[1])]
+        if isinstance(matrix, list) and len(matrix) == 6 and all(isinstance(v, (int, float)) for v in matrix):
+            ctm = _mul(tuple(float(v) for v in matrix), ctm)
+    return [_y(ctm, x, y) for x, y in corners]
+
+
+# -- the objects --------------------------------------------------------------------------
+def add_badge(pdf: PdfFile, number: PithNumber, objects: dict, alloc) -> list[str]:
+    """Add the badge and its link to page 1; returns warnings (e.g. no free margin found)."""
+    warnings: list[str] = []
+    page_ref, page, inherited = next(pdf.pages(limit=1))
+    if not isinstance(page_ref, Ref):
+        raise PdfSyntaxError("page 1 is not an indirect object")
+    box = page_box(pdf, inherited)
+    size = badge_size(number)
+    x, y, free = place(box, content_extent(pdf, page, inherited, box), size)
+    if not free:
+        warnings.append("no free margin found on page 1: the badge may overlap content")
+    if pdf.resolve(inherited.get("Rotate")) not in (None, 0):
+        warnings.append("page 1 is rotated: the badge follows the unrotated page")
+    form_ref, pre_ref, post_ref, annot_ref = alloc(), alloc(), alloc(), alloc()
+    w, h = size
+    objects[form_ref] = Stream({
+        Name("Type"): Name("XObject"), Name("Subtype"): Name("Form"), Name("BBox"): [0, 0, w, h],
+        Name("Resources"): {Name("Font"): {Name("PithHelv"): {
+            Name("Type"): Name("Font"), Name("Subtype"): Name("Type1"), Name("BaseFont"): Name("Helvetica"),
+            Name("Encoding"): Name("WinAnsiEncoding")}}},
+    }, drawing(number))
+    resources = dict(pdf.resolve(inherited.get("Resources")) or {})
+    xobjects = dict(pdf.resolve(resources.get("XObject")) or {})
+    name = "PithBadge"
+    while name in xobjects:
+        name += "X"
+    xobjects[Name(name)] = form_ref
+    resources[Name("XObject")] = xobjects
+    # Wrap the old content in q … Q so whatever state it leaves cannot move the badge.
+    objects[pre_ref] = Stream({}, b"q\n")
+    objects[post_ref] = Stream({}, f"Q\nq 1 0 0 1 {format_number(x)} {format_number(y)} cm /{name} Do Q\n"
+                               .encode("ascii"))
+    contents = pdf.resolve(page.get("Contents"))
+    old = contents if isinstance(contents, list) else ([page["Contents"]] if page.get("Contents") else [])
+    annots = pdf.resolve(page.get("Annots"))
+    objects[annot_ref] = {
+        Name("Type"): Name("Annot"), Name("Subtype"): Name("Link"),
+        Name("Rect"): [x, y, x + w, y + h], Name("Border"): [0, 0, 0], Name("F"): 4, Name("P"): page_ref,
+        Name("A"): {Name("S"): Name("URI"), Name("URI"): number.url.encode("ascii")},
+    }
+    new_page = dict(page)
+    new_page[Name("Resources")] = resources
+    new_page[Name("Contents")] = [pre_ref, *old, post_ref]
+    new_page[Name("Annots")] = [*(annots if isinstance(annots, list) else []), annot_ref]
+    objects[page_ref] = new_page
+    return warnings
