@@ -26,6 +26,13 @@ step "Its verification (hash, number, Ed25519 receipt)"
 # --- badges (issue 5) ---
 
 # --- arXiv check and bundle (issue 6) ---
+step "Would arXiv compile examples/article, with the pith badge and metadata intact? (every route)"
+"$PITHTEX" check examples/article --engine all
+where "checked paper" "examples/article"
+
+step "The arXiv upload: only the files the compile used, plus the .bbl and pith.sty; then checked"
+"$PITHTEX" bundle examples/article -o "$OUT/article-upload.tar.gz"
+where "arXiv upload" "$OUT/article-upload.tar.gz"
 
 step "Where everything is"
 printf '%s\n' "${WHERE[@]}"
