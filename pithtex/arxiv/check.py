@@ -64,7 +64,7 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     reported = {d.message.split(":")[0] for d in diags if d.rule in ("missing-file", "wrong-case")}
     for run in runs:
         result.diagnostics += _route_diagnostics(run, upload, reported)
-        if run.pdf is not None:
+        if run.pdf is not None and not run.log.errors:  # after errors, fix those first
             pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, facts.number if facts.uses_pith else None,
                                                         run.route)
             result.route_facts[run.route] = pdf_facts

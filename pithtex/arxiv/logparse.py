@@ -84,6 +84,7 @@ def _read_line(facts: LogFacts, line: str, lines: list[str], i: int, main: str) 
 
 
 def _add_error(facts: LogFacts, message: str, file: str | None, line: int | None) -> None:
+    message = message.strip()
     if any(message.startswith(n) for n in _NOISE):
         return
     m = _NOT_FOUND.search(message)
