@@ -91,7 +91,7 @@ class PdfFile:
         return self.sections[0].offset
 
     def _load_xref(self) -> None:
-        tail = bytes(self.data[max(0, self.size - 2048):])
+        tail = bytes(self.data[max(0, self.size - 2048):self.size])
         found = list(_STARTXREF.finditer(tail))
         if not found:
             raise Damaged("no startxref at the end of the file (truncated?)")

@@ -1,0 +1,241 @@
+"""`pithtex stamp`: every corpus PDF stamped, checked by qpdf and pypdf, re-stamped and reverted."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from pithtex.errors import PithError, Refused
+from pithtex.number import PithNumber
+from pithtex.pdf.inspect import inspect_pdf
+from pithtex.pdf.stamp import Options, revert_file, stamp_file
+
+from .conftest import BODY, CORPUS, SEED_PATH, URL, assert_clean_error, pithtex_cli
+
+NUMBER = PithNumber.parse(f"pith:2021:{BODY}")
+OTHER = "AAAAAAAAAAAAAAAAAAAAAAAAAA"
+PDFS = sorted(CORPUS.glob("*.pdf"))
+ENCRYPTED = [p for p in PDFS if p.name.startswith("005-")]
+DAMAGED = [p for p in PDFS if p.name.startswith("017-")]  # startxref points at zeros
+STAMPABLE = [p for p in PDFS if p not in ENCRYPTED + DAMAGED]
+
+
+def qpdf_ok(path: Path) -> bool:
+    return subprocess.run(["qpdf", "--check", str(path)], capture_output=True, timeout=60).returncode == 0
+
+
+def last_xref_form(data: bytes) -> str:
+    offset = int(data[data.rindex(b"startxref") + 9:].split()[0])
+    return "table" if data[offset:offset + 4] == b"xref" else "stream"
+
+
+def copy(src: Path, tmp_path: Path, name: str = "in.pdf") -> Path:
+    dst = tmp_path / name
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def test_corpus_is_there():
+    assert len(PDFS) >= 30 and ENCRYPTED and DAMAGED
+
+
+@pytest.mark.parametrize("src", STAMPABLE, ids=lambda p: p.name[:24])
+def test_corpus_pdf_stamps_cleanly(src: Path, tmp_path: Path):
+    inp = copy(src, tmp_path)
+    original = inp.read_bytes()
+    out = tmp_path / "out.pdf"
+    outcome = stamp_file(inp, out, Options(NUMBER))
+    assert outcome.status == "stamped"
+    data = out.read_bytes()
+    assert inp.read_bytes() == original, "the input must never change"
+    assert data.startswith(original)
+    assert last_xref_form(data) == last_xref_form(original), "the update keeps the file's xref form"
+    assert data[:9] == original[:9], "header version unchanged"
+    if qpdf_ok(inp):
+        assert qpdf_ok(out)
+    with out.open("rb") as fh:
+        info = PdfReader(fh).metadata
+        assert info["/PithNumber"] == BODY and info["/PithURL"] == URL
+    seen = inspect_pdf(out)
+    assert seen["number"] == BODY and seen["agree"] and seen["pithtex_update"]
+    assert seen["xmp"] == {"number": BODY, "url": URL, "long": NUMBER.long}
+    # a second stamp changes nothing; the same input gives the same bytes; revert is exact
+    again = tmp_path / "again.pdf"
+    assert stamp_file(out, again, Options(NUMBER)).status == "unchanged"
+    assert again.read_bytes() == data
+    twin = tmp_path / "twin.pdf"
+    stamp_file(inp, twin, Options(NUMBER))
+    assert twin.read_bytes() == data
+    back = tmp_path / "back.pdf"
+    revert_file(out, back)
+    assert back.read_bytes() == original
+
+
+def test_xref_forms_both_covered():
+    forms = {last_xref_form(p.read_bytes()) for p in STAMPABLE}
+    assert forms == {"table", "stream"}
+
+
+def test_xref_stream_update_lists_itself(tmp_path: Path):
+    src = next(p for p in STAMPABLE if last_xref_form(p.read_bytes()) == "stream")
+    out = tmp_path / "out.pdf"
+    stamp_file(copy(src, tmp_path), out, Options(NUMBER))
+    import pikepdf
+
+    with pikepdf.open(out) as pdf:
+        assert pdf.Root.Metadata.Type == "/Metadata" and pdf.Root.Metadata.Subtype == "/XML"
+        assert "/Filter" not in pdf.Root.Metadata
+        size = int(pdf.trailer.Size)
+        assert size == max(o.objgen[0] for o in pdf.objects if o.objgen[0]) + 1
+
+
+@pytest.mark.parametrize("src", ENCRYPTED, ids=lambda p: p.name[:24])
+def test_encrypted_is_refused_and_untouched(src: Path, tmp_path: Path):
+    inp = copy(src, tmp_path)
+    before = inp.read_bytes()
+    proc = pithtex_cli("stamp", str(inp), "--number", BODY)
+    err = assert_clean_error(proc, 1)
+    assert "encrypted" in err and str(inp) in err
+    assert inp.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.pdf"]
+
+
+@pytest.mark.parametrize("src", DAMAGED, ids=lambda p: p.name[:24])
+def test_damaged_xref_is_refused_not_repaired(src: Path, tmp_path: Path):
+    inp = copy(src, tmp_path)
+    err = assert_clean_error(pithtex_cli("stamp", str(inp), "--number", BODY, "-o", str(tmp_path / "o.pdf")))
+    assert "damaged" in err
+    assert not (tmp_path / "o.pdf").exists()
+
+
+# -- the command line -----------------------------------------------------------------------
+SIMPLE = CORPUS / "004-pdflatex-4-pages_pdflatex-4-pages.pdf"
+
+
+def test_cli_default_output_name_and_inspect(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path, "paper.pdf")
+    proc = pithtex_cli("stamp", str(inp), "--number", f"pith:2021:{BODY}")
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "paper.pith.pdf"
+    assert out.exists() and "stamped" in proc.stdout
+    shown = pithtex_cli("inspect", str(out))
+    assert shown.returncode == 0 and BODY in shown.stdout
+    assert shown.stdout.splitlines()[-1].split() == ["sources", "agree", "yes"]
+    report = json.loads(pithtex_cli("inspect", str(out), "--json").stdout)
+    assert report["number"] == BODY and report["links"] == [] and report["attachment"] is False
+
+
+def test_cli_idempotent_says_so_and_copies_bytes(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path)
+    out, out2 = tmp_path / "out.pdf", tmp_path / "out2.pdf"
+    assert pithtex_cli("stamp", str(inp), "--number", BODY, "-o", str(out)).returncode == 0
+    proc = pithtex_cli("stamp", str(out), "--number", BODY, "-o", str(out2))
+    assert proc.returncode == 0 and "nothing to change" in proc.stdout
+    assert out2.read_bytes() == out.read_bytes()
+
+
+def test_cli_different_number_refused_unless_force(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path)
+    out = tmp_path / "out.pdf"
+    pithtex_cli("stamp", str(inp), "--number", BODY, "-o", str(out))
+    err = assert_clean_error(pithtex_cli("stamp", str(out), "--number", OTHER, "-o", str(tmp_path / "x.pdf")), 1)
+    assert "--force" in err and BODY in err
+    assert not (tmp_path / "x.pdf").exists()
+    forced = tmp_path / "forced.pdf"
+    assert pithtex_cli("stamp", str(out), "--number", OTHER, "-o", str(forced), "--force").returncode == 0
+    # our own last update is replaced, not stacked: the original plus exactly one update
+    data = forced.read_bytes()
+    assert data.startswith(inp.read_bytes()) and data.count(b"%pithtex-update") == 1
+    assert inspect_pdf(forced)["number"] == OTHER
+
+
+def test_cli_in_place_and_revert_in_place(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path)
+    original = inp.read_bytes()
+    assert pithtex_cli("stamp", str(inp), "--number", BODY, "--in-place").returncode == 0
+    assert inp.read_bytes().startswith(original) and inspect_pdf(inp)["number"] == BODY
+    assert pithtex_cli("stamp", "--revert", str(inp), "--in-place").returncode == 0
+    assert inp.read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.pdf"], "no temp file left behind"
+    err = assert_clean_error(pithtex_cli("stamp", "--revert", str(inp), "--in-place"), 1)
+    assert "nothing to revert" in err
+
+
+def test_cli_record_sets_the_year_and_attaches(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path)
+    out = tmp_path / "out.pdf"
+    proc = pithtex_cli("stamp", str(inp), "--record", str(SEED_PATH), "--attach-record", "-o", str(out), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["number"] == BODY
+    seen = inspect_pdf(out)
+    assert seen["attachment"] and seen["attachment_number"] == BODY and seen["agree"]
+    assert seen["xmp"]["long"] == f"pith:2021:{BODY}"
+    with out.open("rb") as fh:
+        attached = PdfReader(fh).attachments
+        assert json.loads(attached["pith-record.json"][0]) == json.loads(SEED_PATH.read_text("utf-8"))
+    assert qpdf_ok(out)
+
+
+def test_cli_no_number_anywhere_is_a_clean_error(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path)
+    err = assert_clean_error(pithtex_cli("stamp", str(inp)))
+    assert "--number" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.pdf"]
+
+
+def test_cli_without_number_completes_what_is_missing(tmp_path: Path):
+    inp = copy(SIMPLE, tmp_path)
+    partial = tmp_path / "partial.pdf"
+    pithtex_cli("stamp", str(inp), "--number", BODY, "-o", str(partial))
+    done = tmp_path / "done.pdf"
+    proc = pithtex_cli("stamp", str(partial), "--badge", "-o", str(done))
+    assert proc.returncode == 0, proc.stderr
+    seen = inspect_pdf(done)
+    assert seen["number"] == BODY and seen["links"] == [URL] and seen["agree"]
+    assert done.read_bytes().count(b"%pithtex-update") == 1
+
+
+def test_badge_lies_on_page_one_outside_the_arxiv_band(tmp_path: Path):
+    out = tmp_path / "out.pdf"
+    stamp_file(copy(SIMPLE, tmp_path), out, Options(NUMBER, badge=True))
+    with out.open("rb") as fh:
+        page = PdfReader(fh).pages[0]
+        links = [a.get_object() for a in page["/Annots"] if a.get_object()["/Subtype"] == "/Link"]
+        link = next(a for a in links if a["/A"]["/URI"] == URL)
+        x0, y0, x1, y1 = (float(v) for v in link["/Rect"])
+        assert y1 - y0 > 5
+        box = page.mediabox
+        assert x0 >= float(box.left) + 40 and x1 <= float(box.right) and y1 <= float(box.top)
+        assert "pith:YBK5PTAK" in page.extract_text()
+    assert qpdf_ok(out)
+    assert inspect_pdf(out)["links"] == [URL]
+
+
+def test_batch_with_jobs_reports_failures(tmp_path: Path):
+    good = [copy(p, tmp_path, f"g{i}.pdf") for i, p in enumerate(STAMPABLE[:4])]
+    bad = copy(ENCRYPTED[0], tmp_path, "locked.pdf")
+    garbage = tmp_path / "junk.pdf"
+    garbage.write_bytes(b"not a pdf at all")
+    outdir = tmp_path / "out"
+    outdir.mkdir()
+    proc = pithtex_cli("stamp", *map(str, [*good, bad, garbage]), "--number", BODY, "-o", str(outdir),
+                       "--jobs", "2")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    summary = proc.stderr.strip().splitlines()[-1]
+    assert "4 stamped" in summary and "2 failed" in summary and "locked.pdf" in summary and "junk.pdf" in summary
+    assert sorted(p.name for p in outdir.iterdir()) == sorted(p.name for p in good)
+    assert proc.stderr.count("\r") == 0, "no progress bar when not on a terminal"
+
+
+def test_library_errors_are_pith_errors(tmp_path: Path):
+    with pytest.raises(Refused):
+        stamp_file(copy(ENCRYPTED[0], tmp_path), tmp_path / "o.pdf", Options(NUMBER))
+    with pytest.raises(PithError):
+        stamp_file(tmp_path / "missing.pdf", tmp_path / "o.pdf", Options(NUMBER))
+    assert not (tmp_path / "o.pdf").exists()
