@@ -121,16 +121,21 @@ def _is_pdf(path: Path) -> bool:
 
 
 def _number_from_pdf(path: Path):
-    from ..errors import PithError, Undecidable
+    from ..errors import PithError, Refused, Undecidable
     from ..number import PithNumber
 
     try:
         from ..pdf.inspect import inspect_pdf
     except ImportError:
         raise PithError(f"{path}: reading PDFs is not available in this build of pithtex") from None
-    found = inspect_pdf(path).get("number")
-    if not found:
+    found = inspect_pdf(path)
+    if not found.get("number"):
         raise Undecidable(f"{path}: the PDF carries no Pith Number (no /PithNumber, XMP or pith link)")
+    sources = found.get("sources") or {}
+    if len(set(sources.values())) > 1:
+        listed = ", ".join(f"{where} {body}" for where, body in sources.items())
+        raise Refused(f"{path}: the PDF names different Pith Numbers ({listed})")
+    found = found["number"]
     return PithNumber.parse(str(getattr(found, "body", found)))
 
 
