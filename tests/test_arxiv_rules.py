@@ -195,5 +195,6 @@ def test_engine_all_reports_each_route(paper: Path):
     by_route = {r["route"]: r for r in j["routes"]}
     assert set(by_route) == {"pdflatex", "latex", "xelatex"}
     assert by_route["latex"]["ok"] and by_route["xelatex"]["ok"] and not by_route["pdflatex"]["ok"]
-    err = [d for d in j["diagnostics"] if d["route"] == "pdflatex" and d["rule"] == "compile-error"]
-    assert err and err[0]["file"] == "paper.tex" and err[0]["line"] == 13 and "figs/box" in err[0]["message"]
+    err = [d for d in j["diagnostics"] if d["route"] == "pdflatex" and d["severity"] == "error"]
+    assert [(d["rule"], d["file"], d["line"]) for d in err] == [("figure-format", "paper.tex", 13)]
+    assert "figs/box.eps" in err[0]["message"] and ".pdf" in err[0]["fix"]

@@ -7,13 +7,14 @@ which needs the compiled sandbox (its .fls) while it is still on disk.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import PithError
 from . import pdfcheck, sandbox
 from .diagnostic import ERROR, Diagnostic, error, warning
-from .rules import Facts, static_check
+from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan
 from .upload import Upload, open_upload
 
@@ -61,7 +62,8 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     auto_route = sandbox.choose_route(upload, facts.figures)
     runs = sandbox.compile_routes(upload, routes_for(engine, auto_route), tmp, timeout)
     result = Result(upload, engine, auto_route, runs, diags, facts)
-    reported = {d.message.split(":")[0] for d in diags if d.rule in ("missing-file", "wrong-case")}
+    reported = {m.group(1) for d in diags if d.rule in ("missing-file", "wrong-case")
+                if (m := re.match(r"\\\w+\{([^}]*)\}", d.message))}
     for run in runs:
         result.diagnostics += _route_diagnostics(run, upload, reported)
         if run.pdf is not None and not run.log.errors:  # after errors, fix those first
@@ -96,6 +98,9 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
         out.append(error("compile-error", f"{r}: {run.failed_step} failed: {last[0]}",
                          "see the log of that step; often an EPS figure that is not valid PostScript",
                          upload.main, route=r))
+    out += _figure_format(run, upload)
+    if out:
+        reported = reported | {name for name in run.log.missing_files}
     errors = [e for e in run.log.errors if not _already(e.message, reported)]
     for e in errors[:MAX_LOG_ERRORS]:
         out.append(error("compile-error", f"{r}: {e.message}", "fix the first error first; the others often follow "
@@ -107,7 +112,7 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
         out.append(error("compile-error", f"{r}: no PDF was produced", "run the engine yourself and read the log",
                          upload.main, route=r))
     facts = run.log
-    if errors or run.pdf is None:
+    if run.log.errors or run.pdf is None:
         return out  # references after a failed run say nothing
     if facts.undefined_references:
         out.append(warning("undefined-reference", f"{r}: undefined references: {_few(facts.undefined_references)}",
@@ -124,7 +129,23 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
 
 def _already(message: str, reported: set[str]) -> bool:
     """A log error about a file the static rules already named (no need to say it twice)."""
-    return any(name.split("{")[-1].rstrip("}") in message for name in reported if "{" in name)
+    return any(f"`{name}'" in message for name in reported)
+
+
+def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
+    """A figure the route cannot read although another format of it is uploaded."""
+    out = []
+    for e in run.log.errors:
+        m = re.search(r"File `([^']+)' not found", e.message)
+        have = [f for f in upload.files if m and f.startswith(m.group(1) + ".")]
+        if have and not any(f.endswith(GRAPHICS_EXT[run.route]) for f in have):
+            name = m.group(1)
+            usable = "/".join(x for x in (".pdf", ".png", ".jpg", ".eps") if x in GRAPHICS_EXT[run.route])
+            out.append(error("figure-format", f"{run.route}: {name} is uploaded only as {', '.join(have)}, "
+                             f"which {run.route} cannot read", f"also upload {name} as {usable}, or use one "
+                             "format for all figures so arXiv picks a route that reads it", e.file, e.line,
+                             route=run.route))
+    return out
 
 
 def _few(items: list[str], n: int = 5) -> str:

@@ -68,7 +68,7 @@ def human(result: Result) -> str:
         mark = "ok  " if route_ok(result, run.route) else "FAIL"
         log = run.log
         notes = [f"{log.overfull_boxes} overfull"] if log.overfull_boxes else []
-        if log.undefined_references or log.undefined_citations:
+        if (log.undefined_references or log.undefined_citations) and not log.errors:
             notes.append(f"{len(log.undefined_references) + len(log.undefined_citations)} undefined refs/cites")
         auto = " (arXiv's choice)" if run.route == result.auto_route and result.engine in ("auto", "all") else ""
         lines.append(f"  {run.route:<9} {mark} {run.runs} run(s) {run.seconds:5.1f}s{auto}"
