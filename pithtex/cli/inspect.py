@@ -31,6 +31,10 @@ def run(args) -> int:
     from ..pdf.inspect import inspect_pdf
 
     result = inspect_pdf(args.pdf)
+    if result["encrypted"] and not args.json:
+        from ..errors import Refused
+
+        raise Refused(f"{args.pdf}: encrypted PDF: its metadata cannot be read")
     if args.json:
         emit_json(result)
     else:
@@ -39,9 +43,6 @@ def run(args) -> int:
 
 
 def _print(r: dict) -> None:
-    if r["encrypted"]:
-        print(f"{r['file']}: encrypted: its metadata cannot be read")
-        return
     rows = [("number", r["number"] or "(none)")]
     for key, value in r["info"].items():
         rows.append((f"Info /{key}", value))
