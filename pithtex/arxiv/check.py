@@ -62,8 +62,7 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     auto_route = sandbox.choose_route(upload, facts.figures)
     runs = sandbox.compile_routes(upload, routes_for(engine, auto_route), tmp, timeout)
     result = Result(upload, engine, auto_route, runs, diags, facts)
-    reported = {m.group(1) for d in diags if d.rule in ("missing-file", "wrong-case")
-                if (m := re.match(r"\\\w+\{([^}]*)\}", d.message))}
+    reported = {d.subject for d in diags if d.subject}
     for run in runs:
         result.diagnostics += _route_diagnostics(run, upload, reported)
         if run.pdf is not None and not run.log.errors:  # after errors, fix those first
@@ -98,16 +97,19 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
         out.append(error("compile-error", f"{r}: {run.failed_step} failed: {last[0]}",
                          "see the log of that step; often an EPS figure that is not valid PostScript",
                          upload.main, route=r))
-    out += _figure_format(run, upload)
-    if out:
-        reported = reported | {name for name in run.log.missing_files}
-    errors = [e for e in run.log.errors if not _already(e.message, reported)]
+    formats = _figure_format(run, upload)
+    out += formats
+    errors, follow_on = _new_errors(run, reported | {d.subject for d in formats})
     for e in errors[:MAX_LOG_ERRORS]:
         out.append(error("compile-error", f"{r}: {e.message}", "fix the first error first; the others often follow "
                          "from it", e.file, e.line, route=r))
     if len(errors) > MAX_LOG_ERRORS:
         out.append(error("compile-error", f"{r}: {len(errors) - MAX_LOG_ERRORS} more errors in the log",
                          "fix the first ones and check again", upload.main, route=r))
+    if follow_on:
+        out.append(warning("follow-on-errors", f"{r}: {follow_on} more errors in the log after the missing "
+                           "file(s) above, most likely caused by them", "fix the missing files and check again",
+                           upload.main, route=r))
     if run.pdf is None and not (out or run.log.errors):
         out.append(error("compile-error", f"{r}: no PDF was produced", "run the engine yourself and read the log",
                          upload.main, route=r))
@@ -127,9 +129,21 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
     return out
 
 
-def _already(message: str, reported: set[str]) -> bool:
-    """A log error about a file the static rules already named (no need to say it twice)."""
-    return any(f"`{name}'" in message for name in reported)
+def _new_errors(run: sandbox.RouteRun, reported: set[str]) -> tuple[list, int]:
+    """Log errors not already reported, and how many came after an already reported one.
+
+    A missing file the static rules named shows up in the log too, followed by errors it
+    causes (an undefined \\pithnumber after a missing pith.sty): say it once, count the rest.
+    """
+    new, follow_on, after = [], 0, False
+    for e in run.log.errors:
+        if any(f"`{name}" in e.message for name in reported):
+            after = True
+        elif after:
+            follow_on += 1
+        else:
+            new.append(e)
+    return new, follow_on
 
 
 def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
@@ -144,7 +158,7 @@ def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
             out.append(error("figure-format", f"{run.route}: {name} is uploaded only as {', '.join(have)}, "
                              f"which {run.route} cannot read", f"also upload {name} as {usable}, or use one "
                              "format for all figures so arXiv picks a route that reads it", e.file, e.line,
-                             route=run.route))
+                             route=run.route, subject=name))
     return out
 
 

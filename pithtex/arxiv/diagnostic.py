@@ -17,6 +17,7 @@ class Diagnostic:
     file: str | None = None
     line: int | None = None
     route: str | None = None
+    subject: str | None = None  # the file the finding is about, as TeX would name it
 
     @property
     def where(self) -> str:
@@ -29,8 +30,8 @@ class Diagnostic:
 
 
 def error(rule: str, message: str, fix: str, file: str | None = None, line: int | None = None,
-          route: str | None = None) -> Diagnostic:
-    return Diagnostic(rule, ERROR, message, fix, file, line, route)
+          route: str | None = None, subject: str | None = None) -> Diagnostic:
+    return Diagnostic(rule, ERROR, message, fix, file, line, route, subject)
 
 
 def warning(rule: str, message: str, fix: str, file: str | None = None, line: int | None = None,

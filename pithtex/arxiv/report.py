@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 
 
 def route_ok(result: Result, route: str) -> bool:
-    return not any(d.severity == ERROR and d.route == route for d in result.diagnostics)
+    """The route made a PDF without TeX errors, and nothing route-specific failed."""
+    run = next(r for r in result.runs if r.route == route)
+    clean = run.pdf is not None and not run.log.errors and not run.timed_out
+    return clean and not any(d.severity == ERROR and d.route == route for d in result.diagnostics)
 
 
 def as_dict(result: Result) -> dict:
@@ -54,9 +57,9 @@ def verdict(result: Result) -> str:
     if result.ok:
         tail = "; pith badge and metadata intact" if result.facts.uses_pith and result.facts.number else ""
         return f"arXiv-safe on {', '.join(r.route for r in result.runs)}{tail}"
-    lost = any(d.rule.startswith(("pdf-", "pith-")) for d in result.diagnostics if d.severity == ERROR)
-    compiles = all(route_ok(result, r.route) or r.pdf is not None for r in result.runs)
-    what = "loses pith metadata" if lost and compiles else "would fail on arXiv"
+    metadata_only = all(d.rule.startswith(("pdf-", "pith-number-")) for d in result.diagnostics
+                        if d.severity == ERROR)
+    what = "loses pith metadata" if metadata_only else "would fail on arXiv"
     return f"{what} ({errors} error{'s' if errors != 1 else ''})"
 
 

@@ -101,7 +101,8 @@ def _lookup(cands: list[str], files: set[str], lower: dict[str, str]) -> tuple[s
 def _wrong_case(ref: Ref, actual: str) -> Diagnostic:
     return error("wrong-case", f"{_cmd(ref)}{{{ref.name}}} only matches {actual!r} when case is ignored; "
                  "arXiv's file system is case-sensitive",
-                 f"rename the file or change the reference so both read exactly {actual!r}", ref.file, ref.line)
+                 f"rename the file or change the reference so both read exactly {actual!r}", ref.file, ref.line,
+                 subject=_norm(ref.name))
 
 
 def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Diagnostic]:
@@ -117,7 +118,7 @@ def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Di
             out.append(_wrong_case(ref, actual))
         elif status == "missing" and not any(texlive.find([name + ".tex", name]).values()):
             out.append(error("missing-file", f"\\input{{{ref.name}}}: no {name}.tex or {name} in the upload",
-                             f"add {name}.tex to the upload, or fix the name", ref.file, ref.line))
+                             f"add {name}.tex to the upload, or fix the name", ref.file, ref.line, subject=name))
     return out
 
 
@@ -149,7 +150,7 @@ def rule_graphics(src: Sources, files: set[str], lower: dict[str, str], facts: F
             out.append(error("missing-file", f"\\includegraphics{{{ref.name}}}: no such figure in the upload "
                              "(tried .pdf, .png, .jpg, .eps" + (" and \\graphicspath" if paths else "") + ")",
                              f"add {name}.pdf/.png/.jpg (or .eps for the latex route) to the upload, or fix the name",
-                             ref.file, ref.line))
+                             ref.file, ref.line, subject=name))
     return out
 
 
@@ -190,7 +191,7 @@ def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[
         hint = (f"move {elsewhere[0]} to the top level of the upload" if elsewhere
                 else f"upload {fname} at the top level (TeX Live does not have it)")
         out.append(error("package-missing", f"{_cmd(ref)}{{{ref.name}}}: {fname} is neither in TeX Live nor "
-                         "at the top level of the upload", hint, ref.file, ref.line))
+                         "at the top level of the upload", hint, ref.file, ref.line, subject=fname))
     out += [d for d in (_unsafe_path(r) for r in src.refs if r.kind in ("package", "class")) if d]
     return out
 
@@ -269,7 +270,7 @@ def rule_pith(upload: Upload, src: Sources, files: set[str], facts: Facts) -> li
         out.append(error("pith-sty-missing", f"the paper loads pith but pith.sty is not at the top level of "
                          f"the upload{where}: arXiv's TeX Live does not have it",
                          "copy pith.sty next to the main file (pithtex bundle does this for you)",
-                         ref.file, ref.line))
+                         ref.file, ref.line, subject="pith.sty"))
     else:
         theirs = pithsty.provides((upload.root / "pith.sty").read_text("utf-8", errors="replace"))
         facts.sty["version"] = pithsty.show(theirs)
