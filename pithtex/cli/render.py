@@ -1,0 +1,67 @@
+"""`pithtex render`: write latex/pith.sty (and the examples' copies) from the templates."""
+
+from __future__ import annotations
+
+from . import add_command
+
+EPILOG = """\
+examples:
+  pithtex render                 write latex/pith.sty and examples/<class>/pith.sty
+  pithtex render --check         exit 1 and name the files that differ from a fresh render
+  pithtex render --root ~/paper  render under another folder (creates latex/pith.sty there)
+  pithtex render --web site/     also render the web assets into site/
+
+exit codes: 0 written or current, 1 stale files (--check), 2 bad input.
+"""
+
+
+def register(subparsers) -> None:
+    p = add_command(
+        subparsers,
+        "render",
+        help="render latex/pith.sty (and web assets) from the templates and brand",
+        description="Render the generated files from pithtex/templates and pithtex/brand.py. "
+        "latex/pith.sty is never edited by hand; --check guards the committed copy.",
+        epilog=EPILOG,
+    )
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any generated file is stale")
+    p.add_argument("--root", default=".", metavar="DIR", help="project folder holding latex/ (default: .)")
+    p.add_argument("--web", metavar="DIR", help="also render the web assets into DIR")
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ..errors import PithError
+    from ..render import check, render_all
+
+    root = Path(args.root)
+    if not root.is_dir():
+        raise PithError(f"--root {args.root}: not a folder")
+    if args.check:
+        stale = check(root)
+        for rel in stale:
+            print(f"stale: {rel} (run `pithtex render`)")
+        if stale:
+            return 1
+        print("up to date: every generated file equals a fresh render")
+        return 0
+    for path in render_all(root):
+        print(f"wrote {path}")
+    if args.web:
+        return _render_web(Path(args.web))
+    return 0
+
+
+def _render_web(folder) -> int:
+    """Web assets live in pithtex.webassets, which another part of the project provides."""
+    import sys
+
+    try:
+        from ..webassets import render_web_assets
+    except ImportError:
+        print("pithtex: --web: pithtex.webassets is not available in this installation", file=sys.stderr)
+        return 2
+    for path in render_web_assets(folder):
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,152 @@
+"""Render generated files (latex/pith.sty and its copies) from templates and `brand`.
+
+The LaTeX package is never edited by hand: `render_all` writes it from
+`templates/pith.sty.j2` and the brand values, and `check` says which committed files
+differ from a fresh render. Output is deterministic (no clock, no paths), so a render
+on any machine gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from . import brand
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+STY_PATH = Path("latex") / "pith.sty"
+# Every example folder is an arXiv upload, so each carries its own pith.sty copy.
+EXAMPLE_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+# Bezier constant for a quarter circle.
+_KAPPA = 0.5522847498
+
+
+def environment():
+    """Jinja2 with delimiters that cannot clash with TeX's braces and percent signs."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        # `<<`/`>>` would clash with PDF dictionaries in driver specials, `{}`/`%` with TeX.
+        block_start_string=r"\BLOCK{",
+        block_end_string="}",
+        variable_start_string=r"\VAR{",
+        variable_end_string="}",
+        comment_start_string=r"\#{",
+        comment_end_string="}",
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def _num(x: float) -> str:
+    """A short decimal for path operators: no trailing zeros, no '-0'."""
+    text = f"{x:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def _circle(c: brand.Circle, ops: dict[str, str]) -> list[str]:
+    """A circle as four Bezier quarters, in logo units, with the given operator names."""
+    k = _KAPPA * c.r
+    x, y, r = c.cx, c.cy, c.r
+    pts = [
+        (x + r, y + k, x + k, y + r, x, y + r),
+        (x - k, y + r, x - r, y + k, x - r, y),
+        (x - r, y - k, x - k, y - r, x, y - r),
+        (x + k, y - r, x + r, y - k, x + r, y),
+    ]
+    # The line width goes first: PDF allows no state change inside a path.
+    out = [_num(c.stroke), ops["w"]] if c.stroke > 0 else []
+    out += [_num(x + r), _num(y), ops["m"]]
+    for p in pts:
+        out += [*(_num(v) for v in p), ops["c"]]
+    out += [ops["h"], ops["S"] if c.stroke > 0 else ops["f"]]
+    return out
+
+
+_PDF_OPS = {"m": "m", "c": "c", "h": "h", "w": "w", "S": "S", "f": "f"}
+_PS_OPS = {"m": "moveto", "c": "curveto", "h": "closepath", "w": "setlinewidth", "S": "stroke", "f": "fill"}
+
+
+def logo_path(dialect: str) -> str:
+    """The brand logo as path operators in logo units (origin bottom left, y up)."""
+    parts: list[str] = []
+    for circle in brand.LOGO:
+        ops = _PDF_OPS if dialect == "pdf" else _PS_OPS
+        parts += (["newpath"] if dialect == "ps" else []) + _circle(circle, ops)
+    # Spaces become `~` because the template body is read under \ExplSyntaxOn.
+    return "~".join(parts)
+
+
+def context() -> dict[str, object]:
+    """Everything the templates may use, all from `brand`."""
+    colour = brand.PRINT_COLOUR
+    year, month, day = brand.RELEASE_DATE.split("/")
+    return {
+        "version": brand.VERSION,
+        "date": brand.RELEASE_DATE,
+        "date_iso": f"{year}-{month}-{day}",
+        "label": brand.LABEL,
+        "base_url": brand.BASE_URL,
+        "xmp_ns": brand.XMP_NAMESPACE,
+        "xmp_prefix": brand.XMP_PREFIX,
+        "rgb": colour.latex_rgb,
+        "hex": colour.hex.lstrip("#").upper(),
+        "logo_size": _num(brand.LOGO_SIZE),
+        "logo_pdf": logo_path("pdf"),
+        "logo_ps": logo_path("ps"),
+        "example_body": "YBK5PTAKOSCXY2WMLIIB7DMYH6",
+    }
+
+
+def render_sty() -> str:
+    return environment().get_template("pith.sty.j2").render(**context())
+
+
+def outputs(root: Path) -> dict[Path, str]:
+    """Each generated path (relative to root) and the text it must hold."""
+    sty = render_sty()
+    files = {STY_PATH: sty}
+    for cls in EXAMPLE_CLASSES:
+        folder = Path("examples") / cls
+        if (root / folder).is_dir():
+            files[folder / "pith.sty"] = sty
+    return files
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder, so no reader sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def render_all(root: Path | str = ".") -> list[Path]:
+    """Write latex/pith.sty and every example's copy; return the paths written."""
+    root = Path(root)
+    written = []
+    for rel, text in outputs(root).items():
+        _write_atomic(root / rel, text)
+        written.append(root / rel)
+    return written
+
+
+def check(root: Path | str = ".") -> list[str]:
+    """The generated files (relative paths) that are missing or differ from a fresh render."""
+    root = Path(root)
+    stale = []
+    for rel, text in outputs(root).items():
+        path = root / rel
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            stale.append(rel.as_posix())
+    return stale
