@@ -1,0 +1,52 @@
+"""The sandbox is arXiv-like: nothing of the author's TeX set-up leaks in, and runs are bounded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from .conftest import ROOT, pithtex_cli
+
+PLAIN = ROOT / "tests" / "fixtures" / "arxiv" / "plain"
+
+
+def copy_plain(tmp_path: Path, old: str, new: str) -> Path:
+    dest = tmp_path / "paper"
+    shutil.copytree(PLAIN, dest)
+    tex = dest / "paper.tex"
+    tex.write_text(tex.read_text().replace(old, new, 1))
+    return dest
+
+
+def test_personal_texmf_tree_and_texinputs_do_not_count(tmp_path: Path):
+    home = tmp_path / "texmf" / "tex" / "latex"
+    home.mkdir(parents=True)
+    (home / "mypersonalmacros.sty").write_text("\\ProvidesPackage{mypersonalmacros}\n")
+    paper = copy_plain(tmp_path, "\\usepackage{hyperref}", "\\usepackage{hyperref}\n\\usepackage{mypersonalmacros}")
+    env = {"TEXMFHOME": str(tmp_path / "texmf"), "TEXINPUTS": f"{home}:"}
+    p = pithtex_cli("check", str(paper), "--json", env=env, timeout=300)
+    j = json.loads(p.stdout)
+    assert p.returncode == 1
+    assert [d["line"] for d in j["diagnostics"] if d["rule"] == "package-missing"] == [4]
+    assert j["routes"][0]["ok"] is False  # and the compile itself did not find it either
+
+
+def test_absolute_input_is_refused_by_the_compile_too(tmp_path: Path):
+    outside = tmp_path / "outside.tex"
+    outside.write_text("Text from outside the upload.\n")
+    paper = copy_plain(tmp_path, "\\input{sections/body}", f"\\input{{{outside}}}")
+    p = pithtex_cli("check", str(paper), "--json", timeout=300)
+    j = json.loads(p.stdout)
+    assert p.returncode == 1
+    rules = {d["rule"] for d in j["diagnostics"]}
+    assert "unsafe-path" in rules and j["routes"][0]["ok"] is False
+
+
+def test_a_looping_paper_is_stopped_by_the_time_limit(tmp_path: Path):
+    paper = copy_plain(tmp_path, "\\maketitle", "\\maketitle\n\\def\\loop{\\loop}\\loop")
+    p = pithtex_cli("check", str(paper), "--json", "--timeout", "2", timeout=120)
+    j = json.loads(p.stdout)
+    assert p.returncode == 1
+    assert j["routes"][0]["timed_out"] is True
+    assert [d["rule"] for d in j["diagnostics"] if d["severity"] == "error"] == ["compile-timeout"]
