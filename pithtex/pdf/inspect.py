@@ -41,7 +41,7 @@ def inspect_pdf(path: str | Path) -> dict[str, Any]:
         raise InspectError(f"{path}: is a directory, not a PDF") from None
     except (Damaged, PdfSyntaxError) as exc:
         raise InspectError(f"{path}: damaged or not a PDF ({exc})") from None
-    except (OSError, ValueError, RecursionError) as exc:
+    except (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError) as exc:
         raise InspectError(f"{path}: cannot be read as a PDF ({exc})") from None
 
 

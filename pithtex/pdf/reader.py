@@ -126,7 +126,7 @@ class PdfFile:
             if bytes(self.data[offset:offset + 4]) == b"xref":
                 return self._table(offset)
             return self._xref_stream(offset)
-        except PdfSyntaxError as exc:
+        except (PdfSyntaxError, TypeError, ValueError, IndexError, OverflowError) as exc:
             raise Damaged(f"broken cross-reference section at byte {offset}: {exc}") from None
 
     def _table(self, offset: int) -> Section:
@@ -182,6 +182,8 @@ class PdfFile:
         if not isinstance(size, int) or not 0 <= size <= MAX_OBJECTS:
             raise PdfSyntaxError("bad /Size in xref stream")
         index = d.get("Index", [0, size])
+        if not (isinstance(index, list) and all(isinstance(v, int) and 0 <= v <= MAX_OBJECTS for v in index)):
+            raise PdfSyntaxError("bad /Index in xref stream")
         data = decode_stream(stream)
         row = sum(widths)
         pos = 0

@@ -99,7 +99,7 @@ class _open:
             raise StampError(f"{self.src}: is a directory, not a PDF") from None
         except (Damaged, PdfSyntaxError) as exc:
             raise StampError(f"{self.src}: damaged PDF, refusing to repair it silently ({exc})") from None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError) as exc:
             raise StampError(f"{self.src}: cannot read it as a PDF ({exc})") from None
         return self.pdf
 
