@@ -24,6 +24,22 @@ step "Its verification (hash, number, Ed25519 receipt)"
 # --- stamp and inspect (issue 4) ---
 
 # --- badges (issue 5) ---
+step "Badges for web pages: SVG (verified against the seed record), PNG @2x, QR, snippets, self-verifying embed"
+B="$OUT/badges"
+mkdir -p "$B"
+"$PITHTEX" badge "$BODY" --record "$SEED" -o "$B/pith-YBK5PTAK.svg"
+"$PITHTEX" badge "$BODY" --record "$SEED" --theme dark -o "$B/pith-YBK5PTAK-dark.svg"
+"$PITHTEX" badge "$BODY" --record "$SEED" --format png --scale 2 -o "$B/pith-YBK5PTAK@2x.png"
+"$PITHTEX" badge "$BODY" --format qr -o "$B/pith-qr.svg"
+"$PITHTEX" badge "$BODY" --format qr -o "$B/pith-qr.png"
+for kind in html md rst; do "$PITHTEX" badge "$BODY" --format "$kind" -o "$B/snippet.$kind" 2>/dev/null; done
+cat "$B/snippet.md"
+cp -f "$SEED" "$B/record.json"
+"$PITHTEX" badge "$BODY" --format embed --src record.json -o "$B/embed.html"
+where "badges" "$B/pith-YBK5PTAK.svg (-dark.svg, @2x.png), pith-qr.svg/.png"
+where "badge snippets" "$B/snippet.html, .md, .rst"
+where "self-verifying badge" "$B/embed.html + pith-badge.js (serve it: python3 -m http.server -d $B)"
+
 
 # --- arXiv check and bundle (issue 6) ---
 step "Would arXiv compile examples/article, with the pith badge and metadata intact? (every route)"
