@@ -8,7 +8,8 @@ Network behaviour, chosen so a broken or hostile server costs little and says wh
 - the body is streamed and cut off beyond `max_bytes`;
 - an on-disk cache under `$XDG_CACHE_HOME/pithtex` (default `~/.cache/pithtex`) revalidated
   with ETag / If-None-Match; `offline=True` reads only the cache;
-- only a JSON Pith record that hashes to the number asked for is cached.
+- only a JSON Pith record that hashes to the number asked for is cached; when the server
+  fails and a cached copy exists, that copy is used (and re-verified, like any record).
 
 Nothing here trusts a record: callers verify it (`pithtex.verify.verify_document`).
 Every failure raises `ResolverError` (exit code 3, "cannot be decided") with one sentence.
@@ -46,7 +47,8 @@ class ResolverError(Undecidable):
 class Fetched:
     document: dict[str, Any]
     url: str
-    source: str  # "network", "revalidated" (304, cache used) or "cache" (offline)
+    source: str  # "network", "revalidated" (304), "cache" (offline) or "stale" (server failed)
+    note: str = ""
 
     @property
     def detail(self) -> str:
@@ -54,6 +56,7 @@ class Fetched:
             "network": f"fetched {self.url}",
             "revalidated": f"{self.url} answered 304 Not Modified; used the cached copy",
             "cache": f"read the cached copy of {self.url} (offline)",
+            "stale": f"used the cached copy: {self.note.removesuffix('; cannot decide')}",
         }[self.source]
 
 
@@ -114,6 +117,17 @@ class Resolver:
                     "forbids the network; cannot decide"
                 )
             return Fetched(self._parse(cached[0], f"the cached copy of {url}"), url, "cache")
+        try:
+            return self._fetch_online(number, url, cached)
+        except ResolverError as exc:
+            if cached is None:
+                raise
+            # Records are content-addressed and re-verified on every use, so a cached copy
+            # is as good as a fresh one when the server fails; say so in the fetch check.
+            document = self._parse(cached[0], f"the cached copy of {url}")
+            return Fetched(document, url, "stale", note=str(exc))
+
+    def _fetch_online(self, number: PithNumber, url: str, cached: tuple[bytes, str | None] | None) -> Fetched:
         headers = {"Accept": "application/json"}
         if cached and cached[1]:
             headers["If-None-Match"] = cached[1]

@@ -215,3 +215,11 @@ def test_base_url_and_cache_dir_from_the_environment(monkeypatch, tmp_path):
         base_url("ftp://x")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cache_dir() == tmp_path / "pithtex"
+
+
+def test_a_failing_server_falls_back_to_the_cached_copy(fake, tmp_path):
+    fake.record(BODY, Reply.json(seed_doc()), Reply(500))
+    client(fake, tmp_path).fetch_record(N)
+    got = client(fake, tmp_path).fetch_record(N)
+    assert got.source == "stale" and "answered HTTP 500 3 times" in got.detail
+    assert verify_document(got.document, expect=N).verified
