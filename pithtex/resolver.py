@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import brand
-from .errors import InvalidNumber, RecordError, Undecidable
+from .errors import InvalidNumber, PithError, RecordError, Undecidable
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
@@ -64,7 +64,7 @@ def base_url(given: str | None = None) -> str:
     """--base-url, else $PITH_BASE_URL, else https://pith.science."""
     url = (given or os.environ.get("PITH_BASE_URL") or brand.BASE_URL).strip().rstrip("/")
     if not re.match(r"https?://[^/\s]+", url):
-        raise InvalidNumber(f"invalid base URL {url!r}: it must start with http:// or https://")
+        raise PithError(f"invalid base URL {url!r}: it must start with http:// or https://")
     return url
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pithtex.errors import InvalidNumber
+from pithtex.errors import InvalidNumber, PithError
 from pithtex.number import PithNumber
 from pithtex.record import number_of
 from pithtex.resolver import Resolver, ResolverError, base_url, cache_dir
@@ -211,7 +211,7 @@ def test_base_url_and_cache_dir_from_the_environment(monkeypatch, tmp_path):
     assert base_url() == "http://mirror.example:8080" and base_url("https://x.org") == "https://x.org"
     monkeypatch.delenv("PITH_BASE_URL")
     assert base_url() == "https://pith.science"
-    with pytest.raises(InvalidNumber, match="must start with http"):
+    with pytest.raises(PithError, match="must start with http"):
         base_url("ftp://x")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cache_dir() == tmp_path / "pithtex"
