@@ -321,7 +321,13 @@ def _write(value: Any, out: list[bytes]) -> None:
         raise TypeError(f"cannot write {type(value).__name__} as PDF")
 
 
+_PLAIN_NAME = re.compile(r"[!-~]*")
+_NAME_SPECIAL = frozenset(DELIMITERS + b"#")
+
+
 def _name_bytes(name: str) -> bytes:
+    if _PLAIN_NAME.fullmatch(name) and not any(ord(c) in _NAME_SPECIAL for c in name):
+        return name.encode("ascii")
     raw = name.encode("latin-1") if all(ord(c) < 256 for c in name) else name.encode("utf-8")
     return b"".join(
         bytes([b]) if 0x21 <= b <= 0x7E and b not in DELIMITERS and b != 0x23 else b"#%02X" % b for b in raw

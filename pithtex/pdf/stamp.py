@@ -59,17 +59,25 @@ def default_output(src: Path) -> Path:
 # -- entry points --------------------------------------------------------------------------
 def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
     """Stamp `src` into `output` (which may be `src` itself: in place)."""
+    in_place = _same_file(src, output)
     with _open(src) as pdf:
         plan = _plan(pdf, src, opts)
-        if plan is None:
-            outcome = Outcome(str(src), str(output), "unchanged", _current_number(pdf))
-            if output.resolve() != src.resolve():
-                _write(output, src, pdf.size, b"", sync=False)
+        if isinstance(plan, str):
+            outcome = Outcome(str(src), str(output), "unchanged", plan)
+            if not in_place:
+                _write(output, src, pdf.size, b"", in_place=False)
             return outcome
         keep, tail, outcome = plan
         outcome.output = str(output)
-        _write(output, src, keep, tail, sync=output.resolve() == src.resolve())
+        _write(output, src, keep, tail, in_place=in_place)
         return outcome
+
+
+def _same_file(src: Path, output: Path) -> bool:
+    try:
+        return os.path.samefile(src, output)
+    except OSError:
+        return False
 
 
 def revert_file(src: Path, output: Path) -> Outcome:
@@ -80,7 +88,7 @@ def revert_file(src: Path, output: Path) -> Outcome:
         original = pithtex_original_size(pdf)
         if original is None:
             raise Refused(f"{src}: its last update is not pithtex's: nothing to revert")
-        _write(output, src, original, b"", sync=output.resolve() == src.resolve())
+        _write(output, src, original, b"", in_place=_same_file(src, output))
     return Outcome(str(src), str(output), "reverted", changed=["removed the pithtex update"])
 
 
@@ -115,48 +123,68 @@ class _open:
 # -- what is there, what is missing -------------------------------------------------------
 @dataclass
 class State:
-    number: str | None
-    missing: list[str]
-    signed: bool
-    pdfa: str | None
-    page1_link: bool
+    """The pith facts of a file, read once; `missing()` compares them with what is asked."""
+
+    info: dict[str, str]
+    pith: dict[str, Any]
     attached: str | None
-    xmp_long: str | None
+    link: str | None
+    signed: bool
+
+    @property
+    def number(self) -> str | None:
+        from .inspect import _body, _url_body
+
+        return _body(self.info.get("PithNumber")) or _body(self.pith.get("number")) or self.attached \
+            or _url_body(self.link)
+
+    @property
+    def pdfa(self) -> str | None:
+        return self.pith.get("pdfa")
+
+    @property
+    def page1_link(self) -> bool:
+        return self.link is not None
+
+    def xmp_long(self, number: PithNumber) -> str | None:
+        """A long form already in the XMP for this very number (kept when we know no year)."""
+        from .inspect import _body
+
+        long = self.pith.get("long")
+        return long if _body(long) == number.body else None
+
+    def missing(self, number: PithNumber, opts: Options) -> list[str]:
+        from .inspect import _url_body
+
+        out: list[str] = []
+        if self.info.get("PithNumber") != number.body or self.info.get("PithURL") != number.url:
+            out.append("info")
+        pith = self.pith
+        if pith.get("number") != number.body or pith.get("url") != number.url or \
+                (number.long is not None and pith.get("long") != number.long) or \
+                (pith.get("pdfa") and not pith.get("schema_declared")):
+            out.append("xmp")
+        if opts.badge and _url_body(self.link) != number.body:
+            out.append("badge")
+        if opts.attach and self.attached != number.body:
+            out.append("attachment")
+        return out
 
 
-def _state(pdf: PdfFile, src: Path, number: PithNumber | None, opts: Options) -> State:
+def _state(pdf: PdfFile, src: Path) -> State:
     from . import inspect, xmp
 
     if "Encrypt" in pdf.trailer:
         raise Refused(f"{src}: encrypted PDF: refusing to write metadata into it (decrypt it first)")
     catalog = pdf.catalog()
-    info = inspect.read_info(pdf)
     pith: dict[str, Any] = {}
     try:
         packet = inspect.metadata_packet(pdf, catalog)
         pith = xmp.read_pith(packet) if packet is not None else {}
     except (xmp.XmpError, PdfSyntaxError):
         pith = {}
-    attached = inspect.read_attachment(pdf, catalog)
-    link = _page1_link(pdf)
-    found = inspect._body(info.get("PithNumber")) or inspect._body(pith.get("number")) or attached \
-        or inspect._url_body(link)
-    missing: list[str] = []
-    if number is not None:
-        if info.get("PithNumber") != number.body or info.get("PithURL") != number.url:
-            missing.append("info")
-        if pith.get("number") != number.body or pith.get("url") != number.url or \
-                (number.long is not None and pith.get("long") != number.long):
-            missing.append("xmp")
-        if pith.get("pdfa") and not pith.get("schema_declared"):
-            missing.append("xmp")
-        if opts.badge and inspect._url_body(link) != number.body:
-            missing.append("badge")
-        if opts.attach and attached != number.body:
-            missing.append("attachment")
-    long = pith.get("long") if inspect._body(pith.get("long")) == (number.body if number else None) else None
-    return State(found, missing, inspect.is_signed(pdf, catalog), pith.get("pdfa"), link is not None,
-                 attached, long)
+    return State(inspect.read_info(pdf), pith, inspect.read_attachment(pdf, catalog), _page1_link(pdf),
+                 inspect.is_signed(pdf, catalog))
 
 
 def _page1_link(pdf: PdfFile) -> str | None:
@@ -171,29 +199,24 @@ def _page1_link(pdf: PdfFile) -> str | None:
     return None
 
 
-def _current_number(pdf: PdfFile) -> str | None:
-    from .inspect import read
-
-    return read(pdf)["number"]
-
-
 # -- the plan -----------------------------------------------------------------------------
-def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] | None:
-    """(bytes of the input to keep, bytes to append, outcome), or None when nothing is missing."""
+def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] | str:
+    """(bytes of the input to keep, bytes to append, outcome), or the body when nothing is missing."""
     from .update import pithtex_original_size
 
-    probe = _state(pdf, src, None, opts)
+    state = _state(pdf, src)
+    found = state.number
     number = opts.number
     if number is None:
-        if probe.number is None:
+        if found is None:
             raise PithError(f"{src}: no Pith Number in this PDF: give --number ID or --record FILE")
-        number = PithNumber.parse(probe.number)
-    if probe.number is not None and probe.number != number.body and not opts.force:
-        raise Refused(f"{src}: already carries Pith Number {probe.number}, not {number.body} "
+        number = PithNumber.parse(found)
+    if found is not None and found != number.body and not opts.force:
+        raise Refused(f"{src}: already carries Pith Number {found}, not {number.body} "
                       "(use --force to replace it)")
-    state = _state(pdf, src, number, opts)
-    if not state.missing:
-        return None
+    missing = state.missing(number, opts)
+    if not missing:
+        return number.body
     warnings: list[str] = []
     if state.signed and (opts.badge or opts.attach):
         if not opts.force:
@@ -202,7 +225,7 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] 
         warnings.append("signed PDF: the badge/attachment invalidates its certification (--force)")
     original = pithtex_original_size(pdf)
     if original is None:
-        return _build(pdf, src, pdf.size, number, opts, state, warnings)
+        return _build(pdf, src, pdf.size, number, opts, state, missing, warnings)
     # Replace our own last update instead of stacking another: start again from the original,
     # keeping what that update added unless this stamp asks for less.
     carry = Options(number, opts.record, opts.badge or state.page1_link, opts.attach, opts.force)
@@ -210,12 +233,14 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] 
         carry.record = _attached_bytes(pdf)
         carry.attach = carry.record is not None
     with _open(src, original) as base:
-        base_state = _state(base, src, number, carry)
+        base_state = _state(base, src)
         base_state.signed = state.signed
-        base_state.xmp_long = base_state.xmp_long or state.xmp_long
-        if not base_state.missing:
+        if not base_state.xmp_long(number) and state.xmp_long(number):
+            base_state.pith["long"] = state.xmp_long(number)
+        base_missing = base_state.missing(number, carry)
+        if not base_missing:
             return original, b"", Outcome(str(src), None, "stamped", number.body, ["removed the pithtex update"])
-        return _build(base, src, original, number, carry, base_state, warnings)
+        return _build(base, src, original, number, carry, base_state, base_missing, warnings)
 
 
 def _attached_bytes(pdf: PdfFile) -> bytes | None:
@@ -240,7 +265,7 @@ class Allocator:
 
 
 def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Options, state: State,
-           warnings: list[str]) -> tuple[int, bytes, Outcome]:
+           missing: list[str], warnings: list[str]) -> tuple[int, bytes, Outcome]:
     from . import update
 
     alloc = Allocator(pdf)
@@ -250,16 +275,16 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     changed: list[str] = []
     info_ref = _info(pdf, number, objects, alloc)
     changed.append("Info /PithNumber /PithURL")
-    if "xmp" in state.missing:
+    if "xmp" in missing:
         changed.append(_xmp(pdf, catalog, number, state, objects, alloc, warnings))
-    if "badge" in state.missing:
+    if "badge" in missing:
         from .badge import add_badge
 
         warnings.extend(add_badge(pdf, number, objects, alloc))
         if state.pdfa:
             warnings.append("the badge uses the standard, unembedded Helvetica: the file is no longer PDF/A")
         changed.append("badge and link on page 1")
-    if "attachment" in state.missing:
+    if "attachment" in missing:
         if opts.record is None:
             raise PithError(f"{src}: --attach-record needs --record FILE")
         _attach(pdf, catalog, opts.record, state, objects, alloc, warnings, src, opts.force)
@@ -288,7 +313,7 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, state: State, objects:
 
     ref = catalog.get("Metadata")
     old = pdf.resolve(ref)
-    values = {"number": number.body, "url": number.url, "long": number.long or state.xmp_long or ""}
+    values = {"number": number.body, "url": number.url, "long": number.long or state.xmp_long(number) or ""}
     packet = None
     try:
         packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
@@ -344,9 +369,8 @@ def _attach(pdf: PdfFile, catalog: dict, record: bytes, state: State, objects: d
 _CHUNK = 1 << 24
 
 
-def _write(target: Path, src: Path, keep: int, tail: bytes, sync: bool) -> None:
-    """target := first `keep` bytes of src + tail, atomically (temp file, rename)."""
-    in_place = target.resolve() == src.resolve()
+def _write(target: Path, src: Path, keep: int, tail: bytes, in_place: bool) -> None:
+    """target := first `keep` bytes of src + tail, atomically (temp file, rename; fsync when in place)."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out, open(src, "rb") as fin:
@@ -354,7 +378,7 @@ def _write(target: Path, src: Path, keep: int, tail: bytes, sync: bool) -> None:
             out.seek(keep)
             out.write(tail)
             out.flush()
-            if sync:
+            if in_place:
                 os.fsync(out.fileno())
         mode = src.stat().st_mode & 0o777 if in_place else 0o666 & ~_umask()
         os.chmod(tmp, mode)
