@@ -100,6 +100,12 @@ def test_pinned_script_says_verified_only_for_the_good_record(fake, tmp_path):
     sig = bytearray(base64.b64decode(forged["receipt"]["signature_b64"]))
     sig[5] ^= 0x40
     forged["receipt"]["signature_b64"] = base64.b64encode(bytes(sig)).decode()
+    bad_alias = json.loads(json.dumps(seed))  # validly signed, but an unsigned claim is wrong
+    bad_alias["aliases"][-1]["alias_value"] = "YBK5PTAA"
+    bad_year = json.loads(json.dumps(seed))
+    bad_year["pith_number"] = f"pith:2020:{BODY}"
+    for doc in (bad_alias, bad_year):
+        assert verify_document(doc).exit_code == 1  # what Python says, the browser must say
     test_key = TestKey("lab-key")
     unknown = full_record(canonical(title="Signed by a lab key"), test_key)
     unknown_body = unknown["pith_number"].split(":")[-1]
@@ -118,6 +124,8 @@ def test_pinned_script_says_verified_only_for_the_good_record(fake, tmp_path):
         ("forged", BODY, serve_json(fake, "/forged.json", forged)),
         ("unknown-key", unknown_body, serve_json(fake, "/unknown.json", unknown)),
         ("impostor", impostor_body, serve_json(fake, "/impostor.json", impostor)),
+        ("bad-alias", BODY, serve_json(fake, "/bad-alias.json", bad_alias)),
+        ("bad-year", BODY, serve_json(fake, "/bad-year.json", bad_year)),
         ("other-number", "A" * 26, "/good.json"),
         ("unreachable", BODY, closed_port_url() + "/x.json"),
         ("http-500", BODY, "/500.json"),
@@ -133,6 +141,8 @@ def test_pinned_script_says_verified_only_for_the_good_record(fake, tmp_path):
         "forged": "signature does not verify under pith-v1-2026-05",
         "unknown-key": "key lab-key is not a pinned registry key",
         "impostor": "signature does not verify",
+        "bad-alias": "pith_short_8 YBK5PTAA is not a prefix",
+        "bad-year": "names year 2020, but submitted_at says 2021",
         "other-number": f"hashes to {BODY}, not to AAAA",
         "unreachable": "could not fetch the record",
         "http-500": "answered HTTP 500",
