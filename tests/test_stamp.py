@@ -239,3 +239,42 @@ def test_library_errors_are_pith_errors(tmp_path: Path):
     with pytest.raises(PithError):
         stamp_file(tmp_path / "missing.pdf", tmp_path / "o.pdf", Options(NUMBER))
     assert not (tmp_path / "o.pdf").exists()
+
+
+def hybrid_pdf() -> bytes:
+    """A classic table whose trailer has /XRefStm: Info lives in an object stream only that lists."""
+    out = bytearray(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+
+    def obj(num: int, body: bytes) -> None:
+        offsets[num] = len(out)
+        out.extend(b"%d 0 obj\n" % num + body + b"\nendobj\n")
+
+    obj(1, b"<< /Type /Catalog /Pages 2 0 R >>")
+    obj(2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+    obj(3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
+    packed = b"5 0 << /Title (Hybrid \\(test\\)) >>"
+    obj(4, b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>\nstream\n" % len(packed) + packed + b"\nendstream")
+    rows = bytes([2, 0, 4, 0])
+    obj(6, b"<< /Type /XRef /Size 7 /W [1 2 1] /Index [5 1] /Length 4 >>\nstream\n" + rows + b"\nendstream")
+    table = len(out)
+    out += b"xref\n0 7\n0000000000 65535 f\r\n"
+    for num in range(1, 7):
+        out += b"%010d 00000 n\r\n" % offsets[num] if num in offsets else b"0000000000 00000 f\r\n"
+    out += b"trailer\n<< /Size 7 /Root 1 0 R /Info 5 0 R /XRefStm %d >>\nstartxref\n%d\n%%%%EOF\n" % (
+        offsets[6], table)
+    return bytes(out)
+
+
+def test_hybrid_file_keeps_a_table_and_its_info(tmp_path: Path):
+    inp = tmp_path / "hybrid.pdf"
+    inp.write_bytes(hybrid_pdf())
+    assert qpdf_ok(inp)
+    out = tmp_path / "out.pdf"
+    stamp_file(inp, out, Options(NUMBER))
+    assert qpdf_ok(out) and last_xref_form(out.read_bytes()) == "table"
+    with out.open("rb") as fh:
+        info = PdfReader(fh).metadata
+        assert info["/Title"] == "Hybrid (test)" and info["/PithNumber"] == BODY
+    revert_file(out, tmp_path / "back.pdf")
+    assert (tmp_path / "back.pdf").read_bytes() == inp.read_bytes()

@@ -31,10 +31,11 @@ class Damaged(ValueError):
 class Section:
     """One cross-reference section: where it is, its form and its trailer."""
 
-    def __init__(self, offset: int, form: str, trailer: dict) -> None:
+    def __init__(self, offset: int, form: str, trailer: dict, entries: dict[int, tuple]) -> None:
         self.offset = offset
         self.form = form  # "table" or "stream"
         self.trailer = trailer
+        self.entries = entries  # object number -> (kind, offset or stream, gen or index)
 
 
 class PdfFile:
@@ -108,7 +109,12 @@ class PdfFile:
                 merged.setdefault(key, value)
             hybrid = section.trailer.get("XRefStm")
             if section.form == "table" and isinstance(hybrid, int):
-                self._section(hybrid)  # its entries fill what the table leaves out
+                # A hybrid file: its stream's entries fill what the table leaves free or out.
+                for num, entry in self._section(hybrid).entries.items():
+                    if section.entries.get(num, (0,))[0] == 0:
+                        section.entries[num] = entry
+            for num, entry in section.entries.items():
+                self.xref.setdefault(num, entry)
             prev = section.trailer.get("Prev")
             offset = prev if isinstance(prev, int) else None
         # The newest trailer as written (to tell whose update is last), then completed:
@@ -131,6 +137,7 @@ class PdfFile:
 
     def _table(self, offset: int) -> Section:
         p = Parser(self.data, offset + 4)
+        entries: dict[int, tuple] = {}
         while True:
             p.skip()
             if bytes(self.data[p.pos:p.pos + 7]) == b"trailer":
@@ -143,13 +150,13 @@ class PdfFile:
             if n > MAX_OBJECTS:
                 raise PdfSyntaxError("absurd subsection size")
             p.skip()
-            p.pos = self._table_entries(p.pos, first, n)
+            p.pos = self._table_entries(p.pos, first, n, entries)
         trailer = p.parse()
         if not isinstance(trailer, dict):
             raise PdfSyntaxError("trailer is not a dictionary")
-        return Section(offset, "table", trailer)
+        return Section(offset, "table", trailer, entries)
 
-    def _table_entries(self, pos: int, first: int, n: int) -> int:
+    def _table_entries(self, pos: int, first: int, n: int, out: dict[int, tuple]) -> int:
         block = bytes(self.data[pos:pos + 20 * n])
         entries = _TABLE_ENTRY.findall(block)
         if len(entries) != n:  # n matches of 20 bytes in 20n bytes: the standard layout
@@ -163,9 +170,7 @@ class PdfFile:
         else:
             end = pos + 20 * n
         for i, (off, gen, kind) in enumerate(entries):
-            num = first + i
-            if num not in self.xref:
-                self.xref[num] = (1, int(off), int(gen)) if kind == b"n" else (0, 0, int(gen))
+            out.setdefault(first + i, (1, int(off), int(gen)) if kind == b"n" else (0, 0, int(gen)))
         return end
 
     def _xref_stream(self, offset: int) -> Section:
@@ -187,6 +192,7 @@ class PdfFile:
         data = decode_stream(stream)
         row = sum(widths)
         pos = 0
+        entries: dict[int, tuple] = {}
         for i in range(0, len(index) - 1, 2):
             first, count = index[i], index[i + 1]
             for num in range(first, first + count):
@@ -198,10 +204,9 @@ class PdfFile:
                     cursor += w
                 pos += row
                 kind = fields[0] if widths[0] else 1
-                if num not in self.xref:
-                    self.xref[num] = (kind, fields[1], fields[2])
+                entries.setdefault(num, (kind, fields[1], fields[2]))
         trailer = {k: v for k, v in d.items() if k not in ("Length", "Filter", "DecodeParms", "W", "Index", "Type")}
-        return Section(offset, "stream", trailer)
+        return Section(offset, "stream", trailer, entries)
 
     # -- objects --------------------------------------------------------------------------
     def _length(self, ref: Ref) -> Any:
