@@ -168,15 +168,20 @@ def svg(number: PithNumber, state: BadgeState | None = None, theme: str = "light
 FONT_PATHS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
 
 
+def png_font_path() -> str | None:
+    """The TrueType font PNG badges use, or None when Pillow's built-in font stands in."""
+    from pathlib import Path
+
+    return next((path for path in FONT_PATHS if Path(path).is_file()), None)
+
+
 def _font(size: int) -> Any:
     """DejaVu Sans (Debian's fonts-dejavu-core, the font of the width table); else Pillow's own."""
     from PIL import ImageFont
 
-    for path in FONT_PATHS:
-        try:
-            return ImageFont.truetype(path, size)
-        except OSError:
-            continue
+    path = png_font_path()
+    if path:
+        return ImageFont.truetype(path, size)
     return ImageFont.load_default(size)  # a scalable fallback; widths then differ slightly
 
 

@@ -218,3 +218,10 @@ def test_cli_errors_are_one_clean_line(tmp_path):
     assert "does not exist" in assert_clean_error(p)
     assert "no such file" in assert_clean_error(pithtex_cli("badge", BODY, "--record", str(tmp_path / "x.json")))
     assert not list(tmp_path.iterdir())
+
+
+def test_png_without_dejavu_falls_back_to_pillows_font(monkeypatch):
+    monkeypatch.setattr(badge, "FONT_PATHS", ("/nonexistent/DejaVuSans.ttf",))
+    assert badge.png_font_path() is None
+    img = Image.open(io.BytesIO(badge.png(N, None, "dark", 2)))
+    assert img.size == (2 * badge.layout(N, False).width, 40)

@@ -67,6 +67,8 @@ def run(args) -> int:
     if fmt == "png":
         if not args.output and sys.stdout.isatty():
             raise PithError("a PNG badge needs -o FILE.png (it is not printed to a terminal)")
+        if badge.png_font_path() is None:
+            _note("DejaVu Sans (Debian: fonts-dejavu-core) is missing; the PNG uses Pillow's built-in font")
         return _emit(args, badge.png(number, state, args.theme, args.scale))
     if fmt == "qr":
         as_svg = not args.output or args.output.lower().endswith(".svg")
