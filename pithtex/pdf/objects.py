@@ -65,6 +65,18 @@ _STRING_SPECIAL = re.compile(rb"[()\\]")
 _NAME_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f",
             ord("("): b"(", ord(")"): b")", ord("\\"): b"\\"}
+# The common atoms in one match (white space and comments first): a name, a reference, a
+# number, true/false/null. One regex call per token instead of several keeps parsing cheap.
+_R = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
+# (A comment must run to its line end: otherwise backtracking could read "% 12 0 obj" as 0.)
+_ATOM = re.compile(
+    rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*(?=[\r\n]|$))*"
+    rb"(?:/(" + _R + rb"*)"
+    rb"|(\d+)[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R(?!" + _R + rb")"
+    rb"|([+-]?(?:\d+\.?\d*|\.\d+))"
+    rb"|(true|false|null)(?!" + _R + rb"))"
+)
+_LITERALS = {b"true": True, b"false": False, b"null": None}
 # Nesting deeper than this is an attack or damage, not a document.
 MAX_DEPTH = 64
 
@@ -102,6 +114,21 @@ class Parser:
     def parse(self, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
             raise PdfSyntaxError("objects nested too deeply")
+        m = _ATOM.match(self.data, self.pos)
+        if m:
+            self.pos = m.end()
+            kind = m.lastindex
+            if kind == 1:
+                raw = m.group(1)
+                if b"#" in raw:
+                    raw = _NAME_ESCAPE.sub(lambda e: bytes([int(e.group(1), 16)]), raw)
+                return Name(raw.decode("latin-1"))
+            if kind == 3:
+                return Ref(int(m.group(2)), int(m.group(3)))
+            if kind == 4:
+                text = m.group(4)
+                return float(text) if b"." in text else int(text)
+            return _LITERALS[m.group(5)]
         self.skip()
         data, pos = self.data, self.pos
         if pos >= len(data):
