@@ -112,3 +112,11 @@ def read_facts(pdf: Path) -> Facts:
                       if isinstance(obj, pikepdf.Stream) and obj.get("/Type") == "/Metadata")
     return Facts(str(info.get("/PithNumber", "")), str(info.get("/PithURL", "")), xmp, streams,
                  uris, rects, text, xs, len(reader.pages))
+
+
+def flat_log(log: str) -> str:
+    """The log with TeX's and LaTeX's line wrapping undone, for matching whole messages."""
+    import re
+
+    text = re.sub(r"\n\((?:pith)\)\s+", " ", log)
+    return re.sub(r"\s+", " ", text.replace("\n", ""))
