@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -371,7 +370,7 @@ _CHUNK = 1 << 24
 
 def _write(target: Path, src: Path, keep: int, tail: bytes, in_place: bool) -> None:
     """target := first `keep` bytes of src + tail, atomically (temp file, rename; fsync when in place)."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    fd, tmp = _temp_file(target)
     try:
         with os.fdopen(fd, "wb") as out, open(src, "rb") as fin:
             _copy(fin.fileno(), out.fileno(), keep)
@@ -386,6 +385,20 @@ def _write(target: Path, src: Path, keep: int, tail: bytes, in_place: bool) -> N
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _temp_file(target: Path) -> tuple[int, str]:
+    """A new hidden file beside the target (same file system, so the rename is atomic).
+
+    Our own instead of tempfile.mkstemp: importing tempfile costs more than a whole stamp.
+    """
+    for attempt in range(100):
+        path = str(target.parent / f".{target.name}.{os.getpid()}.{attempt}.tmp")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
+        except FileExistsError:
+            continue
+    raise StampError(f"{target}: cannot create a temporary file beside it")
 
 
 def _copy(fin: int, fout: int, count: int) -> None:
