@@ -22,6 +22,19 @@ step "Its verification (hash, number, Ed25519 receipt)"
 # --- pith.sty: render, compile an example paper (issue 3) ---
 
 # --- stamp and inspect (issue 4) ---
+step "Stamp a PDF (one incremental update: the original bytes stay first), inspect it, revert it"
+STAMP_IN="$OUT/paper.pdf"
+if [ ! -f "$STAMP_IN" ]; then  # no pith.sty paper yet: a one-page plain TeX PDF will do
+    printf '\\pdfoutput=1 A paper without a Pith Number yet.\\bye\n' > "$OUT/plain.tex"
+    (cd "$OUT" && pdftex -interaction=batchmode plain.tex >/dev/null)
+    STAMP_IN="$OUT/plain.pdf"
+fi
+"$PITHTEX" stamp "$STAMP_IN" --record "$SEED" --badge --attach-record -o "$OUT/stamped.pdf"
+"$PITHTEX" inspect "$OUT/stamped.pdf"
+"$PITHTEX" stamp "$OUT/stamped.pdf" --record "$SEED" -o "$OUT/stamped-again.pdf"
+"$PITHTEX" stamp --revert "$OUT/stamped.pdf" -o "$OUT/reverted.pdf"
+cmp "$STAMP_IN" "$OUT/reverted.pdf" && echo "reverted: byte-identical to $STAMP_IN"
+where "stamped PDF" "$OUT/stamped.pdf"
 
 # --- badges (issue 5) ---
 step "Badges for web pages: SVG (verified against the seed record), PNG @2x, QR, snippets, self-verifying embed"
