@@ -131,3 +131,37 @@ def test_info_strings_survive_with_escapes(tmp_path: Path):
     with out.open("rb") as fh:
         info = PdfReader(fh).metadata
         assert info["/Title"] == title and info["/PithNumber"] == BODY
+
+
+def pdfa_file(path: Path, part: str) -> Path:
+    with pikepdf.new() as pdf:
+        pdf.add_blank_page()
+        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+            meta["pdfaid:part"] = part
+            meta["pdfaid:conformance"] = "B"
+        pdf.save(path)
+    return path
+
+
+def test_attach_record_on_pdfa3_is_an_associated_file(tmp_path: Path):
+    from .conftest import SEED_PATH, pithtex_cli
+
+    inp = pdfa_file(tmp_path / "a3.pdf", "3")
+    out = tmp_path / "out.pdf"
+    proc = pithtex_cli("stamp", str(inp), "--record", str(SEED_PATH), "--attach-record", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    with pikepdf.open(out) as pdf:
+        (spec,) = list(pdf.Root.AF)
+        assert spec.AFRelationship == "/Data" and str(spec.UF) == "pith-record.json"
+        assert b"canonical_record" in spec.EF.F.read_bytes()
+        assert pdf.open_metadata()["pdfaid:part"] == "3"
+
+
+def test_attach_record_on_pdfa2_needs_force(tmp_path: Path):
+    from .conftest import SEED_PATH, assert_clean_error, pithtex_cli
+
+    inp = pdfa_file(tmp_path / "a2.pdf", "2")
+    out = tmp_path / "out.pdf"
+    err = assert_clean_error(pithtex_cli("stamp", str(inp), "--record", str(SEED_PATH), "--attach-record",
+                                         "-o", str(out)), 1)
+    assert "PDF/A-2B" in err and not out.exists()
