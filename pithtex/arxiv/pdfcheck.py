@@ -43,8 +43,12 @@ def _metadata_pypdf(pdf: Path) -> dict:
 
 def page_one(pdf: Path) -> dict:
     """Page 1's pith links with their rectangles, the page's left edge, and /OutputIntents."""
+    import logging
+
     from pypdf import PdfReader
 
+    # pypdf logs harmless oddities of TeX-made PDFs (duplicate keys) to stderr: not ours to show.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
     reader = PdfReader(pdf)
     page = reader.pages[0]
     left = float(page.mediabox.left)

@@ -89,14 +89,19 @@ def _pith_line(result: Result) -> str:
     f = result.facts
     if not f.uses_pith:
         return "pith: not used by this paper"
-    parts = [f"pith:{f.number[:8]}…" if f.number else "pith: no valid \\pithnumber"]
+    head = f"pith:{f.number[:8]}…" if f.number else "no valid \\pithnumber"
     sty = f.sty or {}
-    parts.append(f"pith.sty {sty.get('version') or 'missing'} (ours {sty.get('ours')})")
+    state = "current" if sty.get("version") == sty.get("ours") else f"ours is {sty.get('ours')}"
+    head += f"  pith.sty {sty.get('version') or 'missing'} ({state})" if sty.get("uploaded") else "  pith.sty missing"
+    by_state: dict[str, list[str]] = {}
     for route, facts in result.route_facts.items():
         checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))),
-                  ("link p.1", bool(facts.get("page1_links"))), ("margin clear", facts.get("left_band_clear"))]
-        parts.append(f"{route}: " + " ".join(f"{k} {'yes' if v else 'NO'}" for k, v in checks))
-    return "pith: " + "; ".join(parts) if not parts[0].startswith("pith:") else "; ".join(parts)
+                  ("link on p.1", bool(facts.get("page1_links"))), ("margin clear", facts.get("left_band_clear"))]
+        missing = [k for k, v in checks if not v]
+        key = "Info, XMP, link on p.1, margin clear" if not missing else "missing: " + ", ".join(missing)
+        by_state.setdefault(key, []).append(route)
+    tails = [f"{k} on {', '.join(v)}" for k, v in by_state.items()]
+    return "pith: " + head + ("  " + "; ".join(tails) if tails else "")
 
 
 def _grouped(diags: list[Diagnostic]) -> list[tuple[Diagnostic, list[str]]]:
