@@ -1,0 +1,162 @@
+"""pith.sty's options, placement paths, anonymous review modes and input errors.
+
+Small real documents on pdflatex (and dvips where the route matters), read back from
+the PDF; the log is consulted only for messages TeX is supposed to print.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import BODY, URL
+from .texrun import compile_tex, flat_log, read_facts, write_doc
+
+TITLE = "\\title{A Test Title}\\author{A. Author}\n"
+
+
+def article(options: str = "", number: str | None = BODY, body: str = "\\maketitle\nText.\n",
+            preamble: str = "", cls: str = "article", class_options: str = "") -> str:
+    opts = f"[{options}]" if options else ""
+    copts = f"[{class_options}]" if class_options else ""
+    num = f"\\pithnumber{{{number}}}\n" if number is not None else ""
+    return (f"\\documentclass{copts}{{{cls}}}\n{preamble}\\usepackage{opts}{{pith}}\n{num}{TITLE}"
+            f"\\begin{{document}}\n{body}\\end{{document}}\n")
+
+
+def build(tmp_path, text: str, route: str = "pdflatex"):
+    write_doc(tmp_path, text)
+    run = compile_tex(tmp_path, route)
+    assert run.pdf is not None, run.log[-1200:]
+    return read_facts(run.pdf), flat_log(run.log)
+
+
+# -- input errors ----------------------------------------------------------------------
+BAD = {
+    "YBK50TAKOSCXY2WMLIIB7DMYH6": "character '0' at position 5 is not base32 (A-Z, 2-7) (0, 1, 8 and 9 never occur)",
+    "YBK5PTAKOSCXY2WMLIIB7DMYH": "it has 25 characters; a Pith Number has 26",
+    "YBK5PTAKOSCXY2WMLIIB7DMYH6A": "it has 27 characters",
+    "YBK5PTAK": "8 characters is only a look-up alias",
+    "pith:21:YBK5PTAKOSCXY2WMLIIB7DMYH6": "the year '21' must be exactly four digits",
+    "pith:": "nothing follows 'pith:'",
+    "pith:2021:": "nothing follows the year",
+    "YBK5PTAKOSCXY2WMLIIB7DMYH6==": "'=' padding is not part of a Pith Number",
+    "": "it is empty",
+    "YBK5 PTAKOSCXY2WMLIIB7DMYH6": "character ' ' at position 5",
+    "ybk5ptak!scxy2wmliib7dmyh6": "character '!' at position 9",
+}
+
+
+def test_bad_numbers_each_name_their_fault(tmp_path):
+    """One document, every bad form: each gives its own error and the run goes on."""
+    lines = "".join(f"\\pithnumber{{{bad}}}\n" for bad in BAD)
+    facts, log = build(tmp_path, article(number=None, preamble="", body="\\maketitle\nText.\n")
+                            .replace("\\usepackage{pith}\n", "\\usepackage{pith}\n" + lines))
+    assert log.count("Package pith Error: Invalid Pith Number") == len(BAD)
+    for bad, fault in BAD.items():
+        assert f"'{bad}': {fault}" in log, bad
+    assert facts.link_uris == [] and facts.info_number == ""
+    # The help text says what a valid number looks like (shown by TeX on request).
+    help_text = (tmp_path / "pith.sty").read_text()
+    assert "26~base32~characters" in help_text
+
+
+@pytest.mark.parametrize("form", [BODY, f"pith:{BODY}", f" pith:2021:{BODY.lower()} ", f"PITH:{BODY}"])
+def test_every_accepted_form(tmp_path, form):
+    body = "\\maketitle\n\\typeout{PITHURL=\\pithurl;SHORT=\\pithshort;BODY=\\pithbody;}\n"
+    facts, log = build(tmp_path, article(number=form, body=body))
+    assert facts.info_number == BODY and facts.link_uris == [URL]
+    assert f"PITHURL={URL};SHORT=pith:{BODY[:8]};BODY={BODY};" in log
+    assert ("<pith:long>pith:2021:" + BODY in facts.xmp) == ("2021" in form)
+
+
+def test_missing_number_warns_once_and_draws_nothing(tmp_path):
+    facts, log = build(tmp_path, article(number=None))
+    assert log.count("Package pith Warning: No \\pithnumber") == 1
+    assert facts.link_uris == [] and facts.info_number == "" and "pith:" not in facts.text
+    assert facts.metadata_streams == 0
+
+
+# -- options -----------------------------------------------------------------------------
+def test_style_short_and_baseurl(tmp_path):
+    facts, _log = build(tmp_path, article(options="style=short,baseurl=https://mirror.example.org/"))
+    assert facts.link_uris == [f"https://mirror.example.org/pith/{BODY}"]
+    assert "pith:" + BODY[:8] in facts.compact_text and BODY not in facts.compact_text
+    assert facts.info_url == f"https://mirror.example.org/pith/{BODY}"
+
+
+def test_badge_manual_places_it_where_asked(tmp_path):
+    body = "\\maketitle\nSee \\pithbadge{} here.\n"
+    facts, log = build(tmp_path, article(options="badge=manual", body=body))
+    assert facts.link_uris == [URL] and "Badge placed" not in log
+    assert "Seepith:" + BODY in facts.compact_text  # inline, in the running text
+
+
+def test_badge_none_keeps_metadata(tmp_path):
+    facts, _log = build(tmp_path, article(options="badge=none"))
+    assert facts.link_uris == [] and facts.info_number == BODY and BODY in facts.xmp
+
+
+def test_metadata_false_keeps_badge(tmp_path):
+    facts, _log = build(tmp_path, article(options="metadata=false"))
+    assert facts.link_uris == [URL] and facts.info_number == "" and facts.metadata_streams == 0
+
+
+def test_color_size_raise_and_setup(tmp_path):
+    preamble = "\\usepackage[dvipsnames]{xcolor}\n"
+    text = article(options="color={0.8,0.1,0.1},size=small,raise=-0.2ex", preamble=preamble)
+    text = text.replace("\\pithnumber", "\\pithsetup{colour=blue!60!black}\n\\pithnumber")
+    facts, log = build(tmp_path, text)
+    assert facts.link_uris == [URL] and "Package pith Warning" not in log
+
+
+# -- placement -------------------------------------------------------------------------
+@pytest.mark.parametrize("route", ["pdflatex", "dvips", "xelatex"])
+def test_no_maketitle_falls_back_to_page_one(tmp_path, route):
+    facts, log = build(tmp_path, article(body="Just text, no title block.\n"), route)
+    assert facts.link_uris == [URL]
+    assert "Badge placed at the top of page 1" in log
+    assert min(facts.link_rects[0][0], facts.link_rects[0][2]) >= 40
+
+
+def test_number_in_body_after_title_falls_back(tmp_path):
+    body = "\\maketitle\n\\pithnumber{" + BODY + "}\nText.\n"
+    facts, _log = build(tmp_path, article(number=None, body=body), "dvips")
+    assert facts.link_uris == [URL] and facts.info_number == BODY and BODY in facts.xmp
+
+
+def test_badge_appears_once_with_two_maketitles(tmp_path):
+    facts, _log = build(tmp_path, article(body="\\maketitle\n\\maketitle\nText.\n"))
+    assert facts.link_uris.count(URL) == 1
+
+
+def test_nothing_in_the_left_40pt_of_page_one(tmp_path):
+    facts, _log = build(tmp_path, article(class_options="twocolumn"))
+    assert facts.link_uris == [URL]
+    assert all(x >= 40 for x in facts.text_xs), min(facts.text_xs)
+
+
+# -- anonymous review --------------------------------------------------------------------
+ACM_BODY = ("\\title{T}\\author{A}\\affiliation{\\institution{X}\\country{Y}}"
+            "\\begin{abstract}Abstract.\\end{abstract}\\maketitle\nText.\n")
+
+
+@pytest.mark.parametrize(("cls", "class_options", "reason"), [
+    ("acmart", "sigconf,anonymous", "acmart anonymous mode"),
+    ("IEEEtran", "peerreview", "IEEEtran peerreview mode"),
+])
+def test_review_modes_hide_badge_and_metadata(tmp_path, cls, class_options, reason):
+    body = ACM_BODY if cls == "acmart" else "\\maketitle\nText.\n"
+    facts, log = build(tmp_path, article(cls=cls, class_options=class_options, body=body))
+    assert f"{reason}: badge and metadata left out" in log
+    assert URL not in facts.link_uris and facts.info_number == "" and BODY not in facts.xmp
+
+
+def test_anonymous_false_forces_the_badge(tmp_path):
+    text = article(cls="IEEEtran", class_options="peerreview", options="anonymous=false")
+    facts, _log = build(tmp_path, text)
+    assert facts.link_uris == [URL] and facts.info_number == BODY
+
+
+def test_anonymous_true_hides_everywhere(tmp_path):
+    facts, log = build(tmp_path, article(options="anonymous"))
+    assert facts.link_uris == [] and facts.info_number == "" and "anonymous=true" in log
