@@ -278,3 +278,15 @@ def test_hybrid_file_keeps_a_table_and_its_info(tmp_path: Path):
         assert info["/Title"] == "Hybrid (test)" and info["/PithNumber"] == BODY
     revert_file(out, tmp_path / "back.pdf")
     assert (tmp_path / "back.pdf").read_bytes() == inp.read_bytes()
+
+
+def test_badge_placement_avoids_content_and_the_arxiv_band():
+    from pithtex.pdf.badge import place
+
+    page, size = (0.0, 0.0, 612.0, 792.0), (60.0, 9.0)
+    x, y, free = place(page, [(72, 700, 540, 760)], size)  # text reaching into the top margin
+    assert free and y < 72 and x >= 40
+    x, y, free = place(page, [(72, 20, 300, 780)], size)  # a tall left column: top right is free
+    assert free and x > 300 and y > 700
+    x, y, free = place(page, [(0, 0, 612, 792)], size)  # a full-page scan: nowhere is free
+    assert not free and x >= 40

@@ -80,27 +80,34 @@ def page_box(pdf: PdfFile, inherited: dict) -> tuple[float, float, float, float]
     return box or (0.0, 0.0, 612.0, 792.0)
 
 
-def place(box: tuple[float, float, float, float], extent: tuple[float, float] | None,
-          size: tuple[float, float]) -> tuple[float, float, bool]:
-    """(x, y, free): top-right margin if free, else bottom-right, else top-right anyway."""
+Box = tuple[float, float, float, float]
+
+
+def candidates(box: Box, size: tuple[float, float]) -> list[tuple[float, float]]:
+    """Spots to try, in order: top right, bottom right, top left, bottom left (never x < 40 pt)."""
     x0, y0, x1, y1 = box
     w, h = size
-    x = max(x1 - MARGIN - w, x0 + ARXIV_BAND + 1)
-    top_y = y1 - EDGE - h
-    bottom_y = y0 + EDGE
-    if extent is None:
-        return x, top_y, False
-    low, high = extent
-    if high < top_y - 2:
-        return x, top_y, True
-    if low > bottom_y + h + 2:
-        return x, bottom_y, True
-    return x, y1 - 4 - h, False
+    right = max(x1 - MARGIN - w, x0 + ARXIV_BAND + 1)
+    left = x0 + ARXIV_BAND + MARGIN
+    top, bottom = y1 - EDGE - h, y0 + EDGE
+    return [(right, top), (right, bottom), (left, top), (left, bottom)]
 
 
-def content_extent(pdf: PdfFile, page: dict, inherited: dict,
-                   box: tuple[float, float, float, float]) -> tuple[float, float] | None:
-    """(lowest y, highest y) of what the page draws, roughly; None when it cannot be told."""
+def place(box: Box, boxes: list[Box] | None, size: tuple[float, float]) -> tuple[float, float, bool]:
+    """(x, y, free): the first candidate spot that no content box touches, else top right anyway."""
+    spots = candidates(box, size)
+    if boxes is None:
+        return (*spots[0], False)
+    w, h = size
+    for x, y in spots:
+        if not any(bx0 < x + w + 3 and x - 3 < bx1 and by0 < y + h + 3 and y - 3 < by1
+                   for bx0, by0, bx1, by1 in boxes):
+            return x, y, True
+    return spots[0][0], box[3] - 4 - h, False
+
+
+def content_boxes(pdf: PdfFile, page: dict, inherited: dict, box: Box) -> list[Box] | None:
+    """Rough boxes of what the page draws (text, paths, images); None when it cannot be told."""
     contents = pdf.resolve(page.get("Contents"))
     streams = contents if isinstance(contents, list) else [contents]
     data = b""
@@ -116,16 +123,15 @@ def content_extent(pdf: PdfFile, page: dict, inherited: dict,
     resources = pdf.resolve(inherited.get("Resources"))
     xobjects = pdf.resolve(resources.get("XObject")) if isinstance(resources, dict) else None
     try:
-        ys = _scan(data, lambda name: pdf.resolve(xobjects.get(name)) if isinstance(xobjects, dict) else None,
-                   box)
-    except (PdfSyntaxError, ValueError, IndexError, TypeError, ZeroDivisionError):
+        return _scan(data, lambda name: pdf.resolve(xobjects.get(name)) if isinstance(xobjects, dict) else None,
+                     box)
+    except (PdfSyntaxError, ValueError, IndexError, TypeError, ZeroDivisionError, OverflowError):
         return None
-    ys = [y for y in ys if box[1] - 1 <= y <= box[3] + 1]
-    return (min(ys), max(ys)) if ys else (box[3], box[1])
 
 
 Matrix = tuple[float, float, float, float, float, float]
 _ID: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+_PAINT = frozenset(("S", "s", "f", "F", "f*", "B", "B*", "b", "b*", "sh"))
 
 
 def _mul(m: Matrix, n: Matrix) -> Matrix:
@@ -134,14 +140,21 @@ def _mul(m: Matrix, n: Matrix) -> Matrix:
     return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
 
 
-def _y(m: Matrix, x: float, y: float) -> float:
-    return m[1] * x + m[3] * y + m[5]
+def _bbox(m: Matrix, points: list[tuple[float, float]]) -> Box:
+    xs = [m[0] * x + m[2] * y + m[4] for x, y in points]
+    ys = [m[1] * x + m[3] * y + m[5] for x, y in points]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
-def _scan(data: bytes, xobject, box: tuple[float, float, float, float]) -> list[float]:
-    """The y coordinates (in default user space) of text, paths, images and forms drawn."""
+def _text_length(args: list) -> int:
+    return sum(len(a) for a in args if isinstance(a, bytes)) + sum(
+        len(x) for a in args if isinstance(a, list) for x in a if isinstance(x, bytes))
+
+
+def _scan(data: bytes, xobject, box: Box) -> list[Box]:
+    """Boxes, in default user space, of text runs, painted paths, images and forms."""
     p = Parser(data)
-    ctm, stack, ys, operands = _ID, [], [], []
+    ctm, stack, boxes, operands, path = _ID, [], [], [], []
     tm = tlm = _ID
     leading, size = 0.0, 0.0
     while not p.at_end():
@@ -154,7 +167,7 @@ def _scan(data: bytes, xobject, box: tuple[float, float, float, float]) -> list[
         if op == "BI":  # inline image: skip its binary data
             end = data.find(b"EI", data.find(b"ID", p.pos))
             p.pos = end + 2 if end >= 0 else len(data)
-            ys.extend((_y(ctm, 0, 0), _y(ctm, 1, 1)))
+            boxes.append(_bbox(ctm, [(0, 0), (1, 1), (0, 1), (1, 0)]))
         elif op == "q":
             stack.append(ctm)
         elif op == "Q":
@@ -175,28 +188,32 @@ def _scan(data: bytes, xobject, box: tuple[float, float, float, float]) -> list[
         elif op in ("T*", "'", '"'):
             tm = tlm = _mul((1, 0, 0, 1, 0, -leading), tlm)
         if op in ("Tj", "TJ", "'", '"'):
-            m = _mul(tm, ctm)
-            ys.extend((_y(m, 0, -0.25 * size), _y(m, 0, size)))
+            width = max(1, _text_length(args)) * 0.6 * size  # a generous average glyph width
+            boxes.append(_bbox(_mul(tm, ctm), [(0, -0.25 * size), (width, size), (0, size), (width, -0.25 * size)]))
         elif op == "re" and len(nums) == 4:
             x, y, w, h = nums
-            if _is_background(ctm, x, y, w, h, box):
-                continue
-            ys.extend((_y(ctm, x, y), _y(ctm, x + w, y + h), _y(ctm, x, y + h), _y(ctm, x + w, y)))
+            rect = _bbox(ctm, [(x, y), (x + w, y + h), (x, y + h), (x + w, y)])
+            if not _is_background(rect, box):
+                path.append(rect)
         elif op in ("m", "l", "c", "v", "y") and len(nums) >= 2:
-            ys.extend(_y(ctm, nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2))
+            pts = [(nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2)]
+            path.append(_bbox(ctm, pts))
+        elif op in _PAINT or op == "n":
+            if path and op != "n":  # "n" ends a clipping path: nothing is drawn
+                boxes.append((min(b[0] for b in path), min(b[1] for b in path),
+                              max(b[2] for b in path), max(b[3] for b in path)))
+            path = []
         elif op == "Do" and args and isinstance(args[0], Name):
-            ys.extend(_xobject_ys(ctm, xobject(args[0])))
-    return ys
+            boxes.append(_xobject_box(ctm, xobject(args[0])))
+    return boxes  # (a page-sized image is content: a scan has no free margin)
 
 
-def _is_background(ctm: Matrix, x: float, y: float, w: float, h: float,
-                   box: tuple[float, float, float, float]) -> bool:
+def _is_background(rect: Box, box: Box) -> bool:
     """A rectangle as large as the page is a background or a clip, not content."""
-    sx, sy = abs(ctm[0] * w) + abs(ctm[2] * h), abs(ctm[1] * w) + abs(ctm[3] * h)
-    return sx >= 0.9 * (box[2] - box[0]) and sy >= 0.9 * (box[3] - box[1])
+    return rect[2] - rect[0] >= 0.9 * (box[2] - box[0]) and rect[3] - rect[1] >= 0.9 * (box[3] - box[1])
 
 
-def _xobject_ys(ctm: Matrix, xobj: Any) -> list[float]:
+def _xobject_box(ctm: Matrix, xobj: Any) -> Box:
     """An image fills the unit square; a form its /BBox under its /Matrix."""
     corners = [(0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 0.0)]
     if isinstance(xobj, Stream) and xobj.dict.get("Subtype") == "Form":
@@ -205,7 +222,7 @@ def _xobject_ys(ctm: Matrix, xobj: Any) -> list[float]:
             corners = [(bbox[0], bbox[1]), (bbox[2], bbox[3]), (bbox[0], bbox[3]), (bbox[2], bbox[1])]
         if isinstance(matrix, list) and len(matrix) == 6 and all(isinstance(v, (int, float)) for v in matrix):
             ctm = _mul(tuple(float(v) for v in matrix), ctm)
-    return [_y(ctm, x, y) for x, y in corners]
+    return _bbox(ctm, corners)
 
 
 # -- the objects --------------------------------------------------------------------------
@@ -217,7 +234,7 @@ def add_badge(pdf: PdfFile, number: PithNumber, objects: dict, alloc) -> list[st
         raise PdfSyntaxError("page 1 is not an indirect object")
     box = page_box(pdf, inherited)
     size = badge_size(number)
-    x, y, free = place(box, content_extent(pdf, page, inherited, box), size)
+    x, y, free = place(box, content_boxes(pdf, page, inherited, box), size)
     if not free:
         warnings.append("no free margin found on page 1: the badge may overlap content")
     if pdf.resolve(inherited.get("Rotate")) not in (None, 0):
