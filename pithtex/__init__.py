@@ -40,6 +40,8 @@ _EXPORTS = {
     "PithError": "errors",
     "InvalidNumber": "errors",
     "RecordError": "errors",
+    "inspect_pdf": "pdf.inspect",
+    "stamp_file": "pdf.stamp",
 }
 
 __all__ = ["__version__", *_EXPORTS]
