@@ -284,9 +284,22 @@ def test_badge_placement_avoids_content_and_the_arxiv_band():
     from pithtex.pdf.badge import place
 
     page, size = (0.0, 0.0, 612.0, 792.0), (60.0, 9.0)
-    x, y, free = place(page, [(72, 700, 580, 785)], size)  # text reaching into the top margin
+    (_m, (x, y, _x1, _y1)), free = place(page, [(72, 700, 580, 785)], size)  # text in the top margin
     assert free and y < 72 and x >= 40
-    x, y, free = place(page, [(72, 20, 300, 780)], size)  # a tall left column: top right is free
+    (_m, (x, y, _x1, _y1)), free = place(page, [(72, 20, 300, 780)], size)  # a tall left column
     assert free and x > 300 and y > 700
-    x, y, free = place(page, [(0, 0, 612, 792)], size)  # a full-page scan: nowhere is free
+    (_m, (x, _y, _x1, _y1)), free = place(page, [(0, 0, 612, 792)], size)  # a full-page scan
     assert not free and x >= 40
+
+
+@pytest.mark.parametrize("rotate", [90, 180, 270])
+def test_badge_on_rotated_page_is_upright_and_outside_the_band(rotate: int):
+    from pithtex.pdf.badge import place
+
+    page, size = (0.0, 0.0, 612.0, 792.0), (60.0, 9.0)
+    (matrix, rect), free = place(page, [], size, rotate)
+    assert free and rect[0] >= 40 and rect[2] <= 612 and rect[3] <= 792 and rect[1] >= 0
+    # the badge's x axis, turned by /Rotate clockwise on screen, points right: it reads upright
+    a, b = matrix[0], matrix[1]
+    turned = {90: (b, -a), 180: (-a, -b), 270: (-b, a)}[rotate]
+    assert turned == (1, 0)

@@ -83,27 +83,48 @@ def page_box(pdf: PdfFile, inherited: dict) -> tuple[float, float, float, float]
 Box = tuple[float, float, float, float]
 
 
-def candidates(box: Box, size: tuple[float, float]) -> list[tuple[float, float]]:
-    """Spots to try, in order: top right, bottom right, top left, bottom left (never x < 40 pt)."""
+Spot = tuple[tuple[float, ...], Box]  # (the badge's cm matrix, its rectangle in user space)
+
+
+def _display_matrix(box: Box, rotate: int, X: float, Y: float) -> tuple[float, ...]:
+    """The cm that draws the badge upright at (X, Y) of the page as a viewer shows it (/Rotate)."""
     x0, y0, x1, y1 = box
+    return {0: (1, 0, 0, 1, x0 + X, y0 + Y), 90: (0, 1, -1, 0, x1 - Y, y0 + X),
+            180: (-1, 0, 0, -1, x1 - X, y1 - Y), 270: (0, -1, 1, 0, x0 + Y, y1 - X)}[rotate]
+
+
+def candidates(box: Box, size: tuple[float, float], rotate: int = 0) -> list[Spot]:
+    """Spots to try, as the page is shown: top right, bottom right, top left, bottom left.
+
+    Spots reaching into the left 40 pt of the page itself (where arXiv stamps) are dropped.
+    """
     w, h = size
-    right = max(x1 - MARGIN - w, x0 + ARXIV_BAND + 1)
-    left = x0 + ARXIV_BAND + MARGIN
-    top, bottom = y1 - EDGE - h, y0 + EDGE
-    return [(right, top), (right, bottom), (left, top), (left, bottom)]
+    width, height = box[2] - box[0], box[3] - box[1]
+    if rotate in (90, 270):
+        width, height = height, width
+    right, left = max(width - MARGIN - w, ARXIV_BAND + 1), ARXIV_BAND + MARGIN
+    top, bottom = height - EDGE - h, EDGE
+    spots = []
+    for X, Y in ((right, top), (right, bottom), (left, top), (left, bottom)):
+        m = _display_matrix(box, rotate, X, Y)
+        rect = _bbox(m, [(0, 0), (w, h), (0, h), (w, 0)])
+        if rect[0] >= box[0] + ARXIV_BAND:
+            spots.append((m, rect))
+    return spots or [(_display_matrix(box, 0, right, top),
+                      (box[0] + right, box[1] + top, box[0] + right + w, box[1] + top + h))]
 
 
-def place(box: Box, boxes: list[Box] | None, size: tuple[float, float]) -> tuple[float, float, bool]:
-    """(x, y, free): the first candidate spot that no content box touches, else top right anyway."""
-    spots = candidates(box, size)
+def place(box: Box, boxes: list[Box] | None, size: tuple[float, float], rotate: int = 0) -> tuple[Spot, bool]:
+    """(spot, free): the first candidate spot that no content box touches, else the first anyway."""
+    spots = candidates(box, size, rotate)
     if boxes is None:
-        return (*spots[0], False)
-    w, h = size
-    for x, y in spots:
-        if not any(bx0 < x + w + 3 and x - 3 < bx1 and by0 < y + h + 3 and y - 3 < by1
+        return spots[0], False
+    for spot in spots:
+        x0, y0, x1, y1 = spot[1]
+        if not any(bx0 < x1 + 3 and x0 - 3 < bx1 and by0 < y1 + 3 and y0 - 3 < by1
                    for bx0, by0, bx1, by1 in boxes):
-            return x, y, True
-    return spots[0][0], box[3] - 4 - h, False
+            return spot, True
+    return spots[0], False
 
 
 def content_boxes(pdf: PdfFile, page: dict, inherited: dict, box: Box) -> list[Box] | None:
@@ -234,11 +255,11 @@ def add_badge(pdf: PdfFile, number: PithNumber, objects: dict, alloc) -> list[st
         raise PdfSyntaxError("page 1 is not an indirect object")
     box = page_box(pdf, inherited)
     size = badge_size(number)
-    x, y, free = place(box, content_boxes(pdf, page, inherited, box), size)
+    rotate = pdf.resolve(inherited.get("Rotate"))
+    rotate = rotate % 360 if isinstance(rotate, int) and rotate % 90 == 0 else 0
+    (matrix, rect), free = place(box, content_boxes(pdf, page, inherited, box), size, rotate)
     if not free:
         warnings.append("no free margin found on page 1: the badge may overlap content")
-    if pdf.resolve(inherited.get("Rotate")) not in (None, 0):
-        warnings.append("page 1 is rotated: the badge follows the unrotated page")
     form_ref, pre_ref, post_ref, annot_ref = alloc(), alloc(), alloc(), alloc()
     w, h = size
     objects[form_ref] = Stream({
@@ -256,14 +277,14 @@ def add_badge(pdf: PdfFile, number: PithNumber, objects: dict, alloc) -> list[st
     resources[Name("XObject")] = xobjects
     # Wrap the old content in q … Q so whatever state it leaves cannot move the badge.
     objects[pre_ref] = Stream({}, b"q\n")
-    objects[post_ref] = Stream({}, f"Q\nq 1 0 0 1 {format_number(x)} {format_number(y)} cm /{name} Do Q\n"
-                               .encode("ascii"))
+    cm = " ".join(format_number(v) for v in matrix)
+    objects[post_ref] = Stream({}, f"Q\nq {cm} cm /{name} Do Q\n".encode("ascii"))
     contents = pdf.resolve(page.get("Contents"))
     old = contents if isinstance(contents, list) else ([page["Contents"]] if page.get("Contents") else [])
     annots = pdf.resolve(page.get("Annots"))
     objects[annot_ref] = {
         Name("Type"): Name("Annot"), Name("Subtype"): Name("Link"),
-        Name("Rect"): [x, y, x + w, y + h], Name("Border"): [0, 0, 0], Name("F"): 4, Name("P"): page_ref,
+        Name("Rect"): [round(v, 3) for v in rect], Name("Border"): [0, 0, 0], Name("F"): 4, Name("P"): page_ref,
         Name("A"): {Name("S"): Name("URI"), Name("URI"): number.url.encode("ascii")},
     }
     new_page = dict(page)
