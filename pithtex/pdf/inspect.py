@@ -197,10 +197,6 @@ def embedded_files(pdf: PdfFile, catalog: dict) -> list[tuple[str, Any]]:
 
 def read_attachment(pdf: PdfFile, catalog: dict) -> str | None:
     """The number of an attached pith record (recomputed from its canonical record)."""
-    import json
-
-    from ..record import canonical_of, number_of
-
     for name, spec_ref in embedded_files(pdf, catalog):
         spec = pdf.resolve(spec_ref)
         if not isinstance(spec, dict):
@@ -212,6 +208,10 @@ def read_attachment(pdf: PdfFile, catalog: dict) -> str | None:
         stream = pdf.resolve(ef.get("F") or ef.get("UF")) if isinstance(ef, dict) else None
         if not isinstance(stream, Stream):
             continue
+        import json
+
+        from ..record import canonical_of, number_of
+
         try:
             return number_of(canonical_of(json.loads(decode_stream(stream, limit=16 * 1024 * 1024)))).body
         except (ValueError, PithError, PdfSyntaxError):
