@@ -8,6 +8,7 @@ which needs the compiled sandbox (its .fls) while it is still on disk.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,16 +61,31 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     diags, facts = static_check(upload, src)
     diags += _upload_notes(upload)
     auto_route = sandbox.choose_route(upload, facts.figures)
-    runs = sandbox.compile_routes(upload, routes_for(engine, auto_route), tmp, timeout)
-    result = Result(upload, engine, auto_route, runs, diags, facts)
+    routes = routes_for(engine, auto_route)
+    number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
-    for run in runs:
-        result.diagnostics += _route_diagnostics(run, upload, reported)
-        if run.pdf is not None and not run.log.errors:  # after errors, fix those first
-            pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, facts.number if facts.uses_pith else None,
-                                                        run.route)
+
+    def one(route: str) -> tuple[sandbox.RouteRun, dict | None, list[Diagnostic]]:
+        # Compile and read the PDF back in the same worker, so one route's PDF reading
+        # overlaps the other routes' TeX runs.
+        nice = 0 if len(routes) == 1 or route == sandbox.CRITICAL_ROUTE else 5
+        run = sandbox.compile_route(upload, route, tmp / route, timeout, nice)
+        found = _route_diagnostics(run, upload, reported)
+        if run.pdf is None or run.log.errors:  # after errors, fix those first
+            return run, None, found
+        pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route)
+        return run, pdf_facts, found + pdf_diags
+
+    if len(routes) == 1:
+        outcomes = [one(routes[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=len(routes)) as pool:
+            outcomes = list(pool.map(one, routes))
+    result = Result(upload, engine, auto_route, [o[0] for o in outcomes], diags, facts)
+    for run, pdf_facts, found in outcomes:
+        result.diagnostics += found
+        if pdf_facts is not None:
             result.route_facts[run.route] = pdf_facts
-            result.diagnostics += pdf_diags
     return result
 
 
