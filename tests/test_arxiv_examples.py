@@ -103,3 +103,37 @@ def test_bundle_supplies_our_pith_sty(article: Path, tmp_path: Path):
     assert p.stdout.splitlines()[1].startswith("OK ")
     with tarfile.open(out) as t:
         assert "pith.sty" in t.getnames()
+
+
+def test_switched_off_metadata_is_a_warning_not_a_loss(article: Path):
+    tex = main_tex(article)
+    tex.write_text(tex.read_text().replace("\\usepackage{pith}", "\\usepackage[metadata=false]{pith}", 1))
+    code, j = check_json(article)
+    assert code == 0, j["diagnostics"]
+    assert [d["rule"] for d in j["diagnostics"] if d["severity"] == "warning"] == ["pith-hidden"]
+    route = j["routes"][0]["pith"]
+    assert route["info"] is None and route["xmp"] is None and route["page1_links"]
+
+
+@pytest.mark.parametrize(("cls", "setup", "hidden"), [
+    ("[sigconf,anonymous]{acmart}", "", True),
+    ("[sigconf,anonymous=false]{acmart}", "", False),
+    ("[journal,peerreview]{IEEEtran}", "", True),
+    ("[journal,peerreview]{IEEEtran}", "\\pithsetup{anonymous=false}", False),
+    ("{article}", "\\pithsetup{badge=none}", True),
+    ("{article}", "\\pithsetup{anonymous}", True),
+])
+def test_review_options_are_read_without_compiling(tmp_path: Path, cls: str, setup: str, hidden: bool):
+    from pithtex.arxiv.rules import static_check
+    from pithtex.arxiv.scan import scan
+    from pithtex.arxiv.upload import open_upload
+
+    folder = tmp_path / "p"
+    folder.mkdir()
+    shutil.copyfile(ROOT / "latex" / "pith.sty", folder / "pith.sty")
+    (folder / "paper.tex").write_text(f"\\documentclass{cls}\n\\usepackage{{pith}}\n{setup}\n"
+                                      f"\\pithnumber{{{BODY}}}\n\\begin{{document}}x\\end{{document}}\n")
+    with open_upload(folder) as up:
+        diags, facts = static_check(up, scan(up.root, up.main, up.files))
+    assert ([d.rule for d in diags] == ["pith-hidden"]) is hidden
+    assert (facts.badge == "none") is hidden

@@ -73,7 +73,7 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
         found = _route_diagnostics(run, upload, reported)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found
-        pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route)
+        pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route, facts.badge, facts.metadata)
         return run, pdf_facts, found + pdf_diags
 
     if len(routes) == 1:

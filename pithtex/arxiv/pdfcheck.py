@@ -15,7 +15,8 @@ from .. import brand
 from .diagnostic import Diagnostic, error, warning
 
 LEFT_BAND_PT = 40.0
-_PITH_URI = re.compile(re.escape(brand.BASE_URL) + r"/pith/([A-Za-z2-7]{26})")
+# Any host: pith's baseurl= option may point at a mirror.
+_PITH_URI = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")
 
 
 def inspect_metadata(pdf: Path) -> dict:
@@ -66,8 +67,13 @@ def page_one(pdf: Path) -> dict:
     return {"links": links, "output_intents": intents}
 
 
-def pith_checks(pdf: Path, number: str | None, route: str) -> tuple[dict, list[Diagnostic]]:
-    """Facts about the compiled PDF and the errors that mean the pith metadata was lost."""
+def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
+                metadata: bool = True) -> tuple[dict, list[Diagnostic]]:
+    """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
+
+    `badge` and `metadata` are what the paper asked pith for: no badge is expected with
+    badge=none, and a manual badge may sit on a later page (a warning, not an error).
+    """
     meta = inspect_metadata(pdf)
     p1 = page_one(pdf)
     in_band = [lk for lk in p1["links"] if lk["rect"][0] < LEFT_BAND_PT]
@@ -81,6 +87,8 @@ def pith_checks(pdf: Path, number: str | None, route: str) -> tuple[dict, list[D
     if number is None:
         return facts, diags
     for where, key in (("Info dictionary (/PithNumber)", "info"), ("XMP metadata (pith:number)", "xmp")):
+        if meta[key] is None and not metadata:
+            continue
         if meta[key] is None:
             diags.append(error(f"pdf-no-{key}", f"the {route} PDF has no Pith Number in its {where}",
                                "use the current pith.sty (older copies miss this route)", route=route))
@@ -88,10 +96,11 @@ def pith_checks(pdf: Path, number: str | None, route: str) -> tuple[dict, list[D
             diags.append(error("pdf-number-mismatch", f"the {route} PDF's {where} says {meta[key]}, "
                                f"the source says {number}", "keep one \\pithnumber and no other writer of "
                                "this metadata", route=route))
-    if not any(lk["body"] == number for lk in p1["links"]):
-        diags.append(error("pdf-no-badge-link", f"page 1 of the {route} PDF has no link to "
-                           f"{brand.number_url(number)}", "make sure \\pithnumber is set before "
-                           "\\maketitle and the current pith.sty is uploaded", route=route))
+    if badge != "none" and not any(lk["body"] == number for lk in p1["links"]):
+        report = warning if badge == "manual" else error  # a manual badge may be on a later page
+        diags.append(report("pdf-no-badge-link", f"page 1 of the {route} PDF has no link to "
+                            f"{brand.number_url(number)}", "make sure \\pithnumber is set before "
+                            "\\maketitle and the current pith.sty is uploaded", route=route))
     for lk in in_band:
         diags.append(error("pdf-left-band", f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
                            f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", "move the badge "

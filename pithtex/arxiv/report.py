@@ -55,7 +55,9 @@ def _route_dict(result: Result, run) -> dict:
 def verdict(result: Result) -> str:
     errors = sum(d.severity == ERROR for d in result.diagnostics)
     if result.ok:
-        tail = "; pith badge and metadata intact" if result.facts.uses_pith and result.facts.number else ""
+        f = result.facts
+        intact = f.uses_pith and f.number and f.metadata and f.badge != "none"
+        tail = "; pith badge and metadata intact" if intact else ""
         return f"arXiv-safe on {', '.join(r.route for r in result.runs)}{tail}"
     metadata_only = all(d.rule.startswith(("pdf-", "pith-number-")) for d in result.diagnostics
                         if d.severity == ERROR)

@@ -48,6 +48,8 @@ class Facts:
     uses_pith: bool = False
     number: str | None = None
     sty: dict = field(default_factory=dict)
+    badge: str = "title"   # pith's badge= option: title | manual | none
+    metadata: bool = True  # pith's metadata= option (and anonymous review)
 
 
 def static_check(upload: Upload, src: Sources) -> tuple[list[Diagnostic], Facts]:
@@ -279,6 +281,47 @@ def rule_pith(upload: Upload, src: Sources, files: set[str], facts: Facts) -> li
                                f"ours ({pithsty.show(ours)})",
                                "replace it with the current pith.sty (pithtex bundle does this)", "pith.sty"))
     out += _rule_number(src, ref, facts)
+    out += _rule_options(src, ref, facts)
+    return out
+
+
+def pith_options(src: Sources, ref: Ref) -> dict[str, str]:
+    """pith's key=value options: \\usepackage[...]{pith} then every \\pithsetup{...}, last wins."""
+    found: dict[str, str] = {}
+    for text in [ref.options.strip("[]"), *(r.name for r in src.pithsetup)]:
+        for m in re.finditer(r"([A-Za-z]+)\s*(?:=\s*\{?([^,{}]*)\}?)?\s*(?:,|$)", text):
+            found[m.group(1).lower()] = (m.group(2) if m.group(2) is not None else "true").strip().lower()
+    return found
+
+
+def _anonymous(src: Sources, option: str) -> bool:
+    """pith hides itself for review: anonymous=true, or auto with acmart anonymous / IEEEtran peerreview."""
+    if option in ("true", "false"):
+        return option == "true"
+    for cls in src.of_kind("class"):
+        opts = {o.strip().split("=")[0] for o in cls.options.strip("[]").split(",")}
+        value = re.search(r"anonymous\s*=\s*(\w+)", cls.options)
+        if cls.name == "acmart" and ("anonymous" in opts and (not value or value.group(1) == "true")):
+            return True
+        if cls.name == "IEEEtran" and "peerreview" in opts:
+            return True
+    return False
+
+
+def _rule_options(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
+    opts = pith_options(src, ref)
+    facts.badge = opts.get("badge", "title")
+    facts.metadata = opts.get("metadata", "true") != "false"
+    out = []
+    if _anonymous(src, opts.get("anonymous", "auto")):
+        facts.badge, facts.metadata = "none", False
+        out.append(warning("pith-hidden", "anonymous review: pith leaves out the badge and the metadata, so this "
+                           "PDF carries no Pith Number", "for the public arXiv version, drop the review option "
+                           "or set \\pithsetup{anonymous=false}", ref.file, ref.line))
+    elif facts.badge == "none" or not facts.metadata:
+        off = " and ".join(w for w, on in (("badge", facts.badge != "none"), ("metadata", facts.metadata)) if not on)
+        out.append(warning("pith-hidden", f"pith's options switch off the {off}", "remove badge=none / "
+                           "metadata=false unless you mean it", ref.file, ref.line))
     return out
 
 

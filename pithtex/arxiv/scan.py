@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 _OPT = r"(?:\[[^\]]*\])?"
 _ARG = r"\{([^{}]*)\}"
 PATTERNS = {
-    "documentclass": re.compile(r"\\documentclass\s*" + _OPT + r"\s*" + _ARG),
+    "documentclass": re.compile(r"\\documentclass\s*(" + _OPT + r")\s*" + _ARG),
     "package": re.compile(r"\\(?:usepackage|RequirePackage)\s*(" + _OPT + r")\s*" + _ARG),
     "input": re.compile(r"\\(?:input|include|subfile)\s*" + _ARG),
     "input_bare": re.compile(r"\\input\s+([A-Za-z0-9_./-]+)"),
@@ -25,6 +25,7 @@ PATTERNS = {
     "bibliography": re.compile(r"\\bibliography\s*" + _ARG),
     "addbibresource": re.compile(r"\\addbibresource\s*" + _OPT + r"\s*" + _ARG),
     "pithnumber": re.compile(r"\\pithnumber\s*" + _ARG),
+    "pithsetup": re.compile(r"\\pithsetup\s*\{((?:[^{}]|\{[^{}]*\})*)\}"),
     "write18": re.compile(r"\\(?:immediate\s*)?\\write\s*18\b|\\ShellEscape\b|\\tikzexternalize\b"),
     "docmeta": re.compile(r"\\DocumentMetadata\s*\{((?:[^{}]|\{[^{}]*\})*)\}"),
 }
@@ -49,6 +50,7 @@ class Sources:
     refs: list[Ref] = field(default_factory=list)
     graphicspath: list[str] = field(default_factory=list)
     pithnumbers: list[Ref] = field(default_factory=list)
+    pithsetup: list[Ref] = field(default_factory=list)
     shell: list[Ref] = field(default_factory=list)
     docmeta: list[Ref] = field(default_factory=list)
 
@@ -111,6 +113,8 @@ def _scan_file(root: Path, rel: str, files: set[str], found: Sources, depth: int
     for _, ref in sorted(events, key=lambda e: e[0]):
         if ref.kind == "pithnumber":
             found.pithnumbers.append(ref)
+        elif ref.kind == "pithsetup":
+            found.pithsetup.append(ref)
         elif ref.kind == "shell":
             found.shell.append(ref)
         elif ref.kind == "docmeta":
@@ -125,8 +129,8 @@ def _scan_file(root: Path, rel: str, files: set[str], found: Sources, depth: int
 
 def _refs(kind: str, m: re.Match, rel: str, line: int) -> list[Ref]:
     if kind == "documentclass":
-        name = m.group(1).strip()
-        return [Ref("class", name, rel, line)] if _usable(name) else []
+        name = m.group(2).strip()
+        return [Ref("class", name, rel, line, m.group(1))] if _usable(name) else []
     if kind == "package":
         return [Ref("package", n.strip(), rel, line, m.group(1)) for n in m.group(2).split(",")
                 if _usable(n.strip())]
@@ -138,6 +142,8 @@ def _refs(kind: str, m: re.Match, rel: str, line: int) -> list[Ref]:
         return [Ref("graphics", name, rel, line)] if _usable(name) else []
     if kind in ("bibliography", "addbibresource"):
         return [Ref("bibliography", n.strip(), rel, line) for n in m.group(1).split(",") if _usable(n.strip())]
+    if kind == "pithsetup":
+        return [Ref("pithsetup", m.group(1), rel, line)]
     if kind == "pithnumber":
         return [Ref("pithnumber", m.group(1), rel, line)] if "#" not in m.group(1) else []
     if kind == "write18":
