@@ -109,9 +109,12 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
         out.append(error("compile-timeout", f"{r}: stopped after the time limit (run {run.runs})",
                          "look for a loop in the macros, or raise --timeout", upload.main, route=r))
     if run.failed_step:
-        last = run.step_output.strip().splitlines()[-1:] or [""]
-        out.append(error("compile-error", f"{r}: {run.failed_step} failed: {last[0]}",
-                         "see the log of that step; often an EPS figure that is not valid PostScript",
+        lines = run.step_output.strip().splitlines()
+        # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
+        said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
+        out.append(error("compile-error", f"{r}: {run.failed_step} failed: {said}",
+                         "run that step yourself and read its output; often an EPS figure or a "
+                         "PostScript \\special that is not valid PostScript",
                          upload.main, route=r))
     formats = _figure_format(run, upload)
     out += formats

@@ -116,4 +116,5 @@ def _grouped(diags: list[Diagnostic]) -> list[tuple[Diagnostic, list[str]]]:
             groups[key][1].append(d.route)
         else:
             groups[key] = (d, [d.route] if d.route else [])
-    return sorted(groups.values(), key=lambda g: g[0].severity != ERROR)
+    return sorted(groups.values(), key=lambda g: (g[0].severity != ERROR, g[0].route is not None,
+                                                  g[0].file or "", g[0].line or 0))
