@@ -198,3 +198,9 @@ def test_engine_all_reports_each_route(paper: Path):
     err = [d for d in j["diagnostics"] if d["route"] == "pdflatex" and d["severity"] == "error"]
     assert [(d["rule"], d["file"], d["line"]) for d in err] == [("figure-format", "paper.tex", 13)]
     assert "figs/box.eps" in err[0]["message"] and ".pdf" in err[0]["fix"]
+
+
+def test_local_style_by_relative_name(paper: Path):
+    (paper / "mystyle.sty").write_text("\\ProvidesPackage{mystyle}\n")
+    edit(paper, "\\usepackage{hyperref}", "\\usepackage{hyperref}\n\\usepackage{./mystyle}")
+    assert static_rules(paper) == {}

@@ -175,7 +175,7 @@ def rule_bbl(upload: Upload, src: Sources, files: set[str]) -> list[Diagnostic]:
 
 def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[Diagnostic]:
     refs = [r for r in src.refs if r.kind in ("package", "class") and not _unsafe_path(r)]
-    names = [r.name + (".cls" if r.kind == "class" else ".sty") for r in refs]
+    names = [_norm(r.name) + (".cls" if r.kind == "class" else ".sty") for r in refs]
     local = {n for n in names if n in files}
     in_tl = texlive.find([n for n in names if n not in local])
     out, seen = [], set()
