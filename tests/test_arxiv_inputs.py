@@ -60,7 +60,8 @@ def test_a_single_tex_file_is_its_folders_main(tmp_path: Path):
 
 
 @pytest.mark.parametrize("case", ["missing", "not-a-paper", "empty-folder", "no-documentclass", "corrupt-tgz",
-                                  "corrupt-zip", "traversal", "absolute", "symlink", "text-as-tgz"])
+                                  "corrupt-zip", "traversal", "absolute", "symlink", "text-as-tgz",
+                                  "nested-main"])
 def test_unusable_input_is_one_clean_line(tmp_path: Path, case: str):
     target = tmp_path / "x"
     if case == "missing":
@@ -88,8 +89,12 @@ def test_unusable_input_is_one_clean_line(tmp_path: Path, case: str):
     elif case == "text-as-tgz":
         target = tmp_path / "up.tgz"
         target.write_text("plain text, not gzip")
+    elif case == "nested-main":
+        target = make_tar(tmp_path / "up.tar.gz", {f"paper/{k}": v for k, v in plain_members().items()})
     p = pithtex_cli("check", str(target))
     err = assert_clean_error(p, 2)
+    if case == "nested-main":
+        assert "paper/paper.tex is in a subfolder" in err
     assert str(target) in err or target.name in err
     assert not (tmp_path.parent / "evil.tex").exists()
 

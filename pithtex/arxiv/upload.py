@@ -190,6 +190,11 @@ def _from_folder(root: Path, source: str, main: str | None) -> Upload:
             raise PithError(f"{source}: not a LaTeX main file (no \\documentclass)")
         mains = [main]  # the user named it: no guessing, no "several main files"
     elif not mains:
+        nested = [f for f in files
+                  if "/" in f and f.lower().endswith(".tex") and _DOCCLASS.search(_read_text(root / f))]
+        if nested:
+            raise PithError(f"{source}: the main file {nested[0]} is in a subfolder; arXiv looks for it at the "
+                            "top level of the upload (archive the folder's contents, not the folder)")
         raise PithError(f"{source}: not a paper (no top-level .tex file with \\documentclass)")
     else:
         main = _pick_main(mains)
