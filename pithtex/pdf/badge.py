@@ -250,7 +250,10 @@ def _xobject_box(ctm: Matrix, xobj: Any) -> Box:
 def add_badge(pdf: PdfFile, number: PithNumber, objects: dict, alloc) -> list[str]:
     """Add the badge and its link to page 1; returns warnings (e.g. no free margin found)."""
     warnings: list[str] = []
-    page_ref, page, inherited = next(pdf.pages(limit=1))
+    first = next(pdf.pages(limit=1), None)
+    if first is None:
+        raise PdfSyntaxError("the page tree has no page to put a badge on")
+    page_ref, page, inherited = first
     if not isinstance(page_ref, Ref):
         raise PdfSyntaxError("page 1 is not an indirect object")
     box = page_box(pdf, inherited)
