@@ -21,14 +21,14 @@ NUMBER = PithNumber.parse(BODY)
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def attempt(data: bytes, folder: Path) -> None:
+def attempt(data: bytes, folder: Path, badge: bool = False) -> None:
     """Stamp and inspect `data`: either both work soundly or a PithError says why."""
     for old in folder.iterdir():
         old.unlink()
     inp, out = folder / "in.pdf", folder / "out.pdf"
     inp.write_bytes(data)
     try:
-        stamp_file(inp, out, Options(NUMBER))
+        stamp_file(inp, out, Options(NUMBER, badge=badge))
     except PithError as exc:
         assert str(exc).startswith(str(inp)), exc
         assert not out.exists(), "a refusal leaves no output"
@@ -49,12 +49,12 @@ def test_truncated(tmp_path_factory, seed: bytes, cut: float):
 
 @FUZZ
 @given(seed=st.sampled_from(SEEDS), flips=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 7)),
-                                                   min_size=1, max_size=8))
-def test_bit_flipped(tmp_path_factory, seed: bytes, flips):
+                                                   min_size=1, max_size=8), badge=st.booleans())
+def test_bit_flipped(tmp_path_factory, seed: bytes, flips, badge: bool):
     data = bytearray(seed)
     for where, bit in flips:
         data[min(len(data) - 1, int(len(data) * where))] ^= 1 << bit
-    attempt(bytes(data), tmp_path_factory.mktemp("f"))
+    attempt(bytes(data), tmp_path_factory.mktemp("f"), badge)
 
 
 @FUZZ
