@@ -65,11 +65,15 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
 
+    # Several routes share one first pass (its .aux), so each route's first run can already
+    # resolve references: less CPU when the routes share cores.
+    seed = sandbox.first_pass(upload, tmp / "seed", timeout) if len(routes) > 1 else None
+
     def one(route: str) -> tuple[sandbox.RouteRun, dict | None, list[Diagnostic]]:
         # Compile and read the PDF back in the same worker, so one route's PDF reading
         # overlaps the other routes' TeX runs.
         nice = 0 if len(routes) == 1 or route == sandbox.CRITICAL_ROUTE else 5
-        run = sandbox.compile_route(upload, route, tmp / route, timeout, nice)
+        run = sandbox.compile_route(upload, route, tmp / route, timeout, nice, seed)
         found = _route_diagnostics(run, upload, reported)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found

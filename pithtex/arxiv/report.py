@@ -44,7 +44,7 @@ def _route_dict(result: Result, run) -> dict:
     log = run.log
     return {
         "route": run.route, "ok": route_ok(result, run.route), "pdf": run.pdf is not None,
-        "runs": run.runs, "seconds": round(run.seconds, 2), "timed_out": run.timed_out,
+        "runs": run.runs, "shared_first_pass": run.seeded, "seconds": round(run.seconds, 2), "timed_out": run.timed_out,
         "errors": len(log.errors), "undefined_references": log.undefined_references,
         "undefined_citations": log.undefined_citations, "missing_characters": len(log.missing_characters),
         "overfull_boxes": log.overfull_boxes, "underfull_boxes": log.underfull_boxes,
@@ -76,7 +76,8 @@ def human(result: Result) -> str:
         if (log.undefined_references or log.undefined_citations) and not log.errors:
             notes.append(f"{len(log.undefined_references) + len(log.undefined_citations)} undefined refs/cites")
         auto = " (arXiv's choice)" if run.route == result.auto_route and result.engine in ("auto", "all") else ""
-        lines.append(f"  {run.route:<9} {mark} {run.runs} run(s) {run.seconds:5.1f}s{auto}"
+        runs = f"{run.runs}+1 run(s)" if run.seeded else f"{run.runs} run(s)"
+        lines.append(f"  {run.route:<9} {mark} {runs:<10} {run.seconds:5.1f}s{auto}"
                      + (f"  [{', '.join(notes)}]" if notes else ""))
     lines.append("  " + _pith_line(result))
     for d, routes in _grouped(result.diagnostics):

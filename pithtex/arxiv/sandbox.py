@@ -32,6 +32,8 @@ DEFAULT_TIMEOUT = 120.0
 # The first run only writes the .aux (no PDF): most papers need a second run for their
 # references anyway, and skipping the PDF writer once saves CPU when routes share cores.
 DRAFT_FLAG = {"pdflatex": "-draftmode", "xelatex": "-no-pdf"}
+# What a first pass leaves for the next run to read.
+SEED_SUFFIXES = (".aux", ".toc", ".lof", ".lot", ".out", ".nav", ".snm", ".loa", ".thm")
 TEX_FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-file-line-error", "-recorder"]
 
 
@@ -50,6 +52,7 @@ class RouteRun:
     step_output: str = ""
     fls: Path | None = None
     nice: int = 0
+    seeded: bool = False  # started from a shared first pass (see first_pass)
 
 
 def choose_route(upload: Upload, figures: list[str]) -> str:
@@ -62,13 +65,26 @@ def choose_route(upload: Upload, figures: list[str]) -> str:
 
 
 def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DEFAULT_TIMEOUT,
-                  nice: int = 0) -> RouteRun:
-    """One route in its own folder; `nice` > 0 lets a parallel route on the critical path go first."""
+                  nice: int = 0, seed: dict[str, bytes] | None = None) -> RouteRun:
+    """One route in its own folder.
+
+    `nice` > 0 lets a parallel route on the critical path go first. `seed` holds the
+    .aux (and .toc, ...) of a first pass, so references resolve in the route's first run;
+    the usual rerun rules still apply, and a seeded route that meets an error is compiled
+    again from scratch, so a seed can save work but never change the verdict.
+    """
     start = time.monotonic()
     copy_upload(upload, workdir)
+    for rel, data in (seed or {}).items():
+        (workdir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / rel).write_bytes(data)
     run = RouteRun(route=route, workdir=workdir, nice=nice)
     engine = "pdflatex" if route == "pdflatex" else route
-    _tex_runs(run, engine, upload, timeout)
+    run.seeded = bool(seed)
+    _tex_runs(run, engine, upload, timeout, seeded=run.seeded)
+    if seed and (run.log.errors or run.timed_out):
+        shutil.rmtree(workdir)
+        return compile_route(upload, route, workdir, timeout, nice)
     if route == "latex" and not run.timed_out:
         _dvips_ps2pdf(run, upload, timeout)
     elif (workdir / f"{upload.jobname}.pdf").is_file():
@@ -77,6 +93,25 @@ def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DE
     run.fls = fls if fls.is_file() else None
     run.seconds = time.monotonic() - start
     return run
+
+
+def first_pass(upload: Upload, workdir: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes] | None:
+    """One pdflatex run without PDF output; the auxiliary files it wrote, or None after an error.
+
+    Used when several routes compile the same paper: each starts from these files instead
+    of paying its own first run.
+    """
+    copy_upload(upload, workdir)
+    run = RouteRun(route="seed", workdir=workdir)
+    code, output = _call(["pdflatex", *TEX_FLAGS, "-draftmode", upload.main], workdir, timeout)
+    logfile = workdir / f"{upload.jobname}.log"
+    text = logfile.read_text("utf-8", errors="replace") if logfile.is_file() else output
+    run.log = parse_log(text, upload.main, str(workdir))
+    if code is None or run.log.errors:
+        return None
+    uploaded = set(upload.files)
+    return {p.relative_to(workdir).as_posix(): p.read_bytes() for p in workdir.rglob("*")
+            if p.is_file() and p.suffix in SEED_SUFFIXES and p.relative_to(workdir).as_posix() not in uploaded}
 
 
 def copy_upload(upload: Upload, workdir: Path) -> None:
@@ -91,13 +126,13 @@ def copy_upload(upload: Upload, workdir: Path) -> None:
     workdir.mkdir(parents=True, exist_ok=True)
 
 
-def _tex_runs(run: RouteRun, engine: str, upload: Upload, timeout: float) -> None:
+def _tex_runs(run: RouteRun, engine: str, upload: Upload, timeout: float, seeded: bool = False) -> None:
     aux = run.workdir / f"{upload.jobname}.aux"
     logfile = run.workdir / f"{upload.jobname}.log"
-    previous = None
+    previous = hashlib.sha256(aux.read_bytes()).hexdigest() if seeded and aux.is_file() else None
     for i in range(MAX_RUNS):
         run.runs += 1
-        draft = [DRAFT_FLAG[engine]] if i == 0 and engine in DRAFT_FLAG else []
+        draft = [DRAFT_FLAG[engine]] if i == 0 and engine in DRAFT_FLAG and not seeded else []
         code, output = _call([engine, *TEX_FLAGS, *draft, upload.main], run.workdir, timeout, run.nice)
         if code is None:
             run.timed_out = True
