@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -138,8 +139,14 @@ def test_unsafe_file_names_and_hidden_files(paper: Path):
     shutil.copyfile(paper / "figs" / "box.eps", paper / "figs" / "my box.eps")
     (paper / ".DS_Store").write_bytes(b"\0")
     found = static_rules(paper)
-    assert [d.file for d in found["unsafe-filename"]] == [".DS_Store", "figs/my box.eps"]
-    assert [d.severity for d in found["unsafe-filename"]] == ["warning", "error"]
+    # In a working folder, dot files are not part of the upload; in an archive they are.
+    assert [(d.file, d.severity) for d in found["unsafe-filename"]] == [("figs/my box.eps", "error")]
+    archive = paper.parent / "up.tar.gz"
+    with tarfile.open(archive, "w:gz") as t:
+        t.add(paper, arcname=".")
+    found = static_rules(archive)
+    assert [(d.file, d.severity) for d in found["unsafe-filename"]] == [
+        (".DS_Store", "warning"), ("figs/my box.eps", "error")]
 
 
 def test_minted_and_pdfa(paper: Path):

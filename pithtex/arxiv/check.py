@@ -99,7 +99,7 @@ def _upload_notes(upload: Upload) -> list[Diagnostic]:
         out.append(warning("several-main-files", f"several top-level files have \\documentclass "
                            f"({', '.join(upload.mains)}); arXiv processes each of them",
                            "keep one main file, or name it in 00README.json (usage: toplevel)", upload.main))
-    if upload.build_products:
+    if upload.build_products and upload.is_archive:
         shown = ", ".join(upload.build_products[:4]) + (" …" if len(upload.build_products) > 4 else "")
         out.append(warning("build-products", f"build products in the upload ({shown}); the check ignores them",
                            "leave them out of the upload (pithtex bundle does)", upload.build_products[0]))

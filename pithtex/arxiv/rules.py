@@ -247,6 +247,8 @@ def rule_unsafe_names(upload: Upload) -> list[Diagnostic]:
     for rel in upload.files:
         parts = PurePosixPath(rel).parts
         if any(p.startswith(".") for p in parts):
+            if not upload.is_archive:
+                continue  # a working folder's .gitignore is not part of the upload (bundle leaves it out)
             out.append(warning("unsafe-filename", f"{rel}: hidden files are removed by arXiv",
                                "leave it out of the upload", rel))
         elif not all(SAFE_NAME.match(p) for p in parts):

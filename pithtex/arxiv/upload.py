@@ -49,6 +49,11 @@ class Upload:
     _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
 
     @property
+    def is_archive(self) -> bool:
+        """An archive is the upload as decided; a folder is a working folder (litter expected)."""
+        return self._tmp is not None
+
+    @property
     def jobname(self) -> str:
         return PurePosixPath(self.main).stem
 
