@@ -31,7 +31,8 @@ Set PITHTEX_DEBUG=1 to see a traceback instead of a one-line error.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
     parser = argparse.ArgumentParser(
         prog="pithtex",
         description="Pith Numbers for papers: compute, verify, put them into LaTeX and PDFs, make badges.",
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
@@ -73,7 +74,9 @@ def add_command(subparsers, name: str, help: str, description: str, epilog: str 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(first if first in COMMANDS else None)
     parser.__class__ = _Parser
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
