@@ -95,8 +95,11 @@ def context() -> dict[str, object]:
         "xmp_ns": brand.XMP_NAMESPACE,
         "xmp_prefix": brand.XMP_PREFIX,
         "rgb": colour.latex_rgb,
+        "rgb_space": colour.latex_rgb.replace(",", "~"),  # read under \ExplSyntaxOn
         "hex": colour.hex.lstrip("#").upper(),
         "logo_size": _num(brand.LOGO_SIZE),
+        # TeX divides a dimension by an integer only; the logo box is LOGO_SIZE units high.
+        "logo_size_int": int(brand.LOGO_SIZE),
         "logo_pdf": logo_path("pdf"),
         "logo_ps": logo_path("ps"),
         "example_body": "YBK5PTAKOSCXY2WMLIIB7DMYH6",

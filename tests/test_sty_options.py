@@ -6,6 +6,8 @@ the PDF; the log is consulted only for messages TeX is supposed to print.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from .conftest import BODY, URL
@@ -160,3 +162,30 @@ def test_anonymous_false_forces_the_badge(tmp_path):
 def test_anonymous_true_hides_everywhere(tmp_path):
     facts, log = build(tmp_path, article(options="anonymous"))
     assert facts.link_uris == [] and facts.info_number == "" and "anonymous=true" in log
+
+
+@pytest.mark.parametrize("route", ["pdflatex", "lualatex", "xelatex"])
+def test_logo_is_drawn_in_the_brand_colour(tmp_path, route):
+    """The logo literal is valid PDF: the brand colour, a uniform scale, a stroke and a fill."""
+    import pikepdf
+
+    from pithtex import brand
+
+    write_doc(tmp_path, article())
+    run = compile_tex(tmp_path, route)
+    def numbers(operands):
+        out = []
+        for x in operands:
+            with contextlib.suppress(TypeError, ValueError):
+                out.append(float(x))
+        return out
+
+    with pikepdf.open(run.pdf) as pdf:
+        ops = [(str(op), numbers(operands)) for operands, op in pikepdf.parse_content_stream(pdf.pages[0])]
+    rgb = [round(c, 3) for c in brand.PRINT_COLOUR.rgb01]
+    assert any(op == "rg" and [round(v, 3) for v in args] == rgb for op, args in ops)
+    scales = [args[0] for op, args in ops
+              if op == "cm" and len(args) == 6 and args[0] == args[3] != 1 and args[1:3] == [0, 0]]
+    assert scales and 0.2 < scales[0] < 1.0, scales  # 16 logo units are about 1.6ex
+    names = [op for op, _ in ops]
+    assert "S" in names and "f" in names
