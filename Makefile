@@ -21,6 +21,7 @@ help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
 	@echo "make test   the whole test suite (pytest) and ruff"
 	@echo "make render re-render latex/pith.sty and the web assets from the templates"
+	@echo "make examples  build every example paper into $(OUT)/examples/<class>/paper.pdf"
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
 
 $(BIN)/pithtex: pyproject.toml
@@ -54,6 +55,20 @@ system-packages:
 
 render: venv
 	$(PITHTEX) render
+
+# Every example paper (examples/<class>/paper.tex, an arXiv upload each) built with
+# pdflatex into $(OUT)/examples/<class>/ so the upload folders stay clean.
+examples: venv system-packages
+	$(PITHTEX) render --check
+	@for dir in examples/*/; do \
+	  cls=$$(basename $$dir); [ -f $$dir/paper.tex ] || continue; \
+	  rm -rf $(OUT)/examples/$$cls && mkdir -p $(OUT)/examples && cp -r $$dir $(OUT)/examples/$$cls; \
+	  for pass in 1 2; do \
+	    (cd $(OUT)/examples/$$cls && pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null) \
+	      || { echo "failed: $$cls (see $(OUT)/examples/$$cls/paper.log)"; exit 1; }; \
+	  done; \
+	  echo "built $(OUT)/examples/$$cls/paper.pdf"; \
+	done
 
 demo: venv system-packages
 	@bash examples/demo.sh $(PITHTEX) $(OUT)

@@ -20,6 +20,15 @@ step "Its verification (hash, number, Ed25519 receipt)"
 "$PITHTEX" verify "$SEED"
 
 # --- pith.sty: render, compile an example paper (issue 3) ---
+step "pith.sty: rendered from its template and the brand, then an example paper compiled with pdflatex"
+"$PITHTEX" render --check || "$PITHTEX" render
+rm -rf "$OUT/article" && cp -r examples/article "$OUT/article"
+(cd "$OUT/article" && for pass in 1 2; do pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null; done)
+cp "$OUT/article/paper.pdf" "$OUT/paper.pdf"
+tr -d '\n' < "$OUT/article/paper.log" | grep -o 'Package pith [A-Za-z]*: [^.]*\.' || true
+"$PITHTEX" inspect "$OUT/paper.pdf"
+where "pith.sty" "latex/pith.sty (rendered; examples/<class>/ carry copies)"
+where "example paper (PDF)" "$OUT/paper.pdf"
 
 # --- stamp and inspect (issue 4) ---
 step "Stamp a PDF (one incremental update: the original bytes stay first), inspect it, revert it"
