@@ -2,11 +2,13 @@
 """What pith.sty costs a paper: paired pdflatex runs of one generated 12-page article.
 
 Variants of the same paper are compiled in interleaved rounds (so drift on a shared
-machine hits all of them alike) and compared by the median CPU time of the pdflatex
-child process. Printed: each variant's ratio to its baseline, measured side by side in
-this one run. Targets: pith <= 1.03x with hyperref, <= 1.05x without it.
+machine hits all of them alike) and compared by CPU time of the pdflatex child
+(median of per-round ratios) and, when valgrind is installed, by the number of
+instructions executed (callgrind), which other load on the machine cannot disturb.
+Printed: each variant's ratio to its baseline, measured side by side in this one run.
+Targets: pith <= 1.03x with hyperref, <= 1.05x without it.
 
-    .venv/bin/python bench/latex.py [--rounds 5]
+    .venv/bin/python bench/latex.py [--rounds 5] [--no-count]
 """
 
 from __future__ import annotations
@@ -14,17 +16,20 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STY = ROOT / "latex" / "pith.sty"
 BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+PDFLATEX = ["pdflatex", "-interaction=batchmode", "-no-shell-escape"]
 TEXT = ("number record paper hash canonical signature registry version identifier content "
          "address reader metadata badge link route engine driver stream packet namespace "
          "value proof check trust key field author title abstract figure table result method "
@@ -92,12 +97,24 @@ def article(preamble: str, author_extra: str) -> str:
 def cpu_of_run(folder: Path, name: str) -> float:
     """CPU seconds (user + system) of one pdflatex child."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(["pdflatex", "-interaction=batchmode", "-no-shell-escape", f"{name}.tex"],
-                          cwd=folder, capture_output=True, env=dict(os.environ, TEXINPUTS=f"{folder}:"))
+    proc = subprocess.run([*PDFLATEX, f"{name}.tex"], cwd=folder, capture_output=True,
+                          env=dict(os.environ, TEXINPUTS=f"{folder}:"))
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         sys.exit(f"bench: pdflatex failed on {name}.tex (see {folder}/{name}.log)")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def instructions_of_run(folder: Path, name: str) -> int:
+    """Instructions executed by one pdflatex run, counted by callgrind: the same on every
+    run, so unlike CPU time it is not disturbed by other work on a shared machine."""
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *PDFLATEX,
+                           f"{name}.tex"], cwd=folder, capture_output=True, text=True,
+                          env=dict(os.environ, TEXINPUTS=f"{folder}:"))
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if not found:
+        sys.exit(f"bench: callgrind gave no count for {name}.tex")
+    return int(found.group(1))
 
 
 def pages(pdf: Path) -> int:
@@ -106,9 +123,22 @@ def pages(pdf: Path) -> int:
     return len(PdfReader(str(pdf)).pages)
 
 
+def report(title: str, value: dict[str, float]) -> bool:
+    """Print the ratios; True when a target is missed."""
+    print(title)
+    missed = False
+    for label, variant, base, target in RATIOS:
+        ratio = value[variant] / value[base]
+        verdict = "" if target is None else f"  (target <= {target:.2f}: {'ok' if ratio <= target else 'MISSED'})"
+        missed |= target is not None and ratio > target
+        print(f"  {label:<28} {ratio:5.3f}x{verdict}")
+    return missed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5, help="timed runs per variant (default 5)")
+    parser.add_argument("--no-count", action="store_true", help="skip the callgrind instruction counts")
     args = parser.parse_args()
     times: dict[str, list[float]] = {name: [] for name in VARIANTS}
     with tempfile.TemporaryDirectory(prefix="pith-bench-") as tmp:
@@ -117,20 +147,25 @@ def main() -> int:
         for name, (preamble, extra) in VARIANTS.items():
             (folder / f"{name}.tex").write_text(article(preamble, extra))
             cpu_of_run(folder, name)  # warm-up: aux and toc files, font caches
-        print(f"paper: {pages(folder / 'hyperref+pith.pdf')} pages; {args.rounds} interleaved rounds")
+        print(f"paper: {pages(folder / 'hyperref+pith.pdf')} pages, the same text in every variant")
         for _ in range(args.rounds):
             for name in VARIANTS:
                 times[name].append(cpu_of_run(folder, name))
-    median = {name: statistics.median(t) for name, t in times.items()}
-    for name, t in median.items():
-        print(f"  {name:<22} median {t * 1000:7.0f} ms CPU")
-    failed = False
-    for label, variant, base, target in RATIOS:
-        ratio = median[variant] / median[base]
-        mark = "" if target is None else (f"  (target <= {target:.2f}: " + ("ok)" if ratio <= target else "MISSED)"))
-        failed |= target is not None and ratio > target
-        print(f"{label:<28} {ratio:5.2f}x{mark}")
-    return 1 if failed else 0
+        counts = {}
+        if not args.no_count and shutil.which("valgrind"):
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                counts = dict(zip(VARIANTS, pool.map(lambda n: instructions_of_run(folder, n), VARIANTS), strict=True))
+    # Paired: each round's ratio, then the median, so drift between rounds cancels.
+    cpu = {name: statistics.median(t) for name, t in times.items()}
+    for name in VARIANTS:
+        extra = f"  {counts[name] / 1e6:8.1f} M instructions" if counts else ""
+        print(f"  {name:<22} median {cpu[name] * 1000:5.0f} ms CPU{extra}")
+    paired = {name: statistics.median(a / b for a, b in zip(times[name], times["plain"], strict=True))
+              for name in VARIANTS}
+    missed = report(f"CPU time, median of {args.rounds} paired rounds (noisy on a shared machine):", paired)
+    if counts:
+        missed = report("instructions executed (callgrind; deterministic, the figure to trust):", counts)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
