@@ -189,3 +189,9 @@ def test_logo_is_drawn_in_the_brand_colour(tmp_path, route):
     assert scales and 0.2 < scales[0] < 1.0, scales  # 16 logo units are about 1.6ex
     names = [op for op, _ in ops]
     assert "S" in names and "f" in names
+
+
+def test_a_bare_global_color_option_is_harmless(tmp_path):
+    """Class options reach pith's keys too (\\ProcessKeyOptions); a bare `color` is ignored."""
+    facts, log = build(tmp_path, article(class_options="color"))
+    assert facts.link_uris == [URL] and "Package pith Warning" not in log
