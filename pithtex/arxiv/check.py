@@ -8,7 +8,7 @@ which needs the compiled sandbox (its .fls) while it is still on disk.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,15 +65,12 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
 
-    # Several routes share one first pass (its .aux), so each route's first run can already
-    # resolve references: less CPU when the routes share cores.
-    seed = sandbox.first_pass(upload, tmp / "seed", timeout) if len(routes) > 1 else None
-
-    def one(route: str) -> tuple[sandbox.RouteRun, dict | None, list[Diagnostic]]:
+    def one(route: str, seed: Future | None) -> tuple[sandbox.RouteRun, dict | None, list[Diagnostic]]:
         # Compile and read the PDF back in the same worker, so one route's PDF reading
         # overlaps the other routes' TeX runs.
-        nice = 0 if len(routes) == 1 or route == sandbox.CRITICAL_ROUTE else 5
-        run = sandbox.compile_route(upload, route, tmp / route, timeout, nice, seed)
+        critical = seed is None or route == sandbox.CRITICAL_ROUTE
+        run = sandbox.compile_route(upload, route, tmp / route, timeout, nice=0 if critical else 5,
+                                    seed=None if critical else seed.result())
         found = _route_diagnostics(run, upload, reported)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found
@@ -81,10 +78,13 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
         return run, pdf_facts, found + pdf_diags
 
     if len(routes) == 1:
-        outcomes = [one(routes[0])]
+        outcomes = [one(routes[0], None)]
     else:
-        with ThreadPoolExecutor(max_workers=len(routes)) as pool:
-            outcomes = list(pool.map(one, routes))
+        # The critical route (xelatex) starts at once; the others wait for one shared latex
+        # first pass and start from its .aux, so their first run already resolves references.
+        with ThreadPoolExecutor(max_workers=len(routes) + 1) as pool:
+            seed = pool.submit(sandbox.first_pass, upload, tmp / "seed", timeout)
+            outcomes = [f.result() for f in [pool.submit(one, r, seed) for r in routes]]
     result = Result(upload, engine, auto_route, [o[0] for o in outcomes], diags, facts)
     for run, pdf_facts, found in outcomes:
         result.diagnostics += found

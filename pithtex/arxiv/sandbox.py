@@ -96,14 +96,16 @@ def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DE
 
 
 def first_pass(upload: Upload, workdir: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes] | None:
-    """One pdflatex run without PDF output; the auxiliary files it wrote, or None after an error.
+    """One latex (DVI) run; the auxiliary files it wrote, or None after an error.
 
     Used when several routes compile the same paper: each starts from these files instead
     of paying its own first run.
     """
     copy_upload(upload, workdir)
     run = RouteRun(route="seed", workdir=workdir)
-    code, output = _call(["pdflatex", *TEX_FLAGS, "-draftmode", upload.main], workdir, timeout)
+    # DVI mode: the cheapest pass, and hyperref's DVI drivers write the page-label entries
+    # that the dvips and xdvipdfmx routes would otherwise need a second run for.
+    code, output = _call(["latex", *TEX_FLAGS, upload.main], workdir, timeout)
     logfile = workdir / f"{upload.jobname}.log"
     text = logfile.read_text("utf-8", errors="replace") if logfile.is_file() else output
     run.log = parse_log(text, upload.main, str(workdir))
