@@ -117,7 +117,21 @@ def test_no_maketitle_falls_back_to_page_one(tmp_path, route):
     facts, log = build(tmp_path, article(body="Just text, no title block.\n"), route)
     assert facts.link_uris == [URL]
     assert "Badge placed at the top of page 1" in log
-    assert min(facts.link_rects[0][0], facts.link_rects[0][2]) >= 40
+    assert_on_page_clear_of_margin(facts)
+
+
+def assert_on_page_clear_of_margin(facts):
+    x0, y0, x1, y1 = facts.link_rects[0]
+    left, bottom, right, top = facts.page_box
+    assert min(x0, x1) >= left + 40 and max(x0, x1) <= right
+    assert bottom <= min(y0, y1) and max(y0, y1) <= top
+
+
+def test_titlepage_option_keeps_the_badge_on_page_one(tmp_path):
+    facts, log = build(tmp_path, article(class_options="titlepage"))
+    assert facts.link_uris == [URL] and "pith:" + BODY[:8] in facts.compact_text
+    assert "Badge placed at the top of page 1" in log
+    assert_on_page_clear_of_margin(facts)
 
 
 def test_number_in_body_after_title_falls_back(tmp_path):

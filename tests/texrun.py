@@ -76,6 +76,7 @@ class Facts:
     text: str
     text_xs: list[float] = field(default_factory=list)
     pages: int = 0
+    page_box: list[float] = field(default_factory=list)
 
     @property
     def compact_text(self) -> str:
@@ -111,7 +112,7 @@ def read_facts(pdf: Path) -> Facts:
         streams = sum(1 for obj in doc.objects
                       if isinstance(obj, pikepdf.Stream) and obj.get("/Type") == "/Metadata")
     return Facts(str(info.get("/PithNumber", "")), str(info.get("/PithURL", "")), xmp, streams,
-                 uris, rects, text, xs, len(reader.pages))
+                 uris, rects, text, xs, len(reader.pages), [float(v) for v in page.mediabox])
 
 
 def flat_log(log: str) -> str:
