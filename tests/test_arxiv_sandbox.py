@@ -72,3 +72,35 @@ def test_routes_share_a_first_pass_but_not_its_verdict(tmp_path: Path):
     errors = [d for d in j["diagnostics"] if d["severity"] == "error"]
     assert {(d["rule"], d["route"], d["line"]) for d in errors} == {("compile-error", "pdflatex", 8)}
     assert "Undefined control sequence" in errors[0]["message"]
+
+
+def test_ctrl_c_stops_every_route_at_once(tmp_path: Path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    paper = copy_plain(tmp_path, "\\maketitle", "\\maketitle\n\\def\\loop{\\loop}\\loop")
+    scratch = tmp_path / "tmp"  # the check's sandboxes go here, so we can see what is left
+    scratch.mkdir()
+    exe = str(Path(sys.executable).parent / "pithtex")
+    proc = subprocess.Popen([exe, "check", str(paper), "--engine", "all", "--timeout", "60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(scratch)})
+    time.sleep(2)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and err.strip() == "pithtex: interrupted"
+    assert time.monotonic() - start < 10  # not the 60 s time limit of the looping runs
+    time.sleep(0.2)
+    inside = []
+    for cwd in Path("/proc").glob("[0-9]*/cwd"):
+        try:
+            if str(scratch) in os.readlink(cwd):
+                inside.append(cwd)
+        except OSError:
+            continue
+    assert inside == []
+    assert [p.name for p in scratch.iterdir()] == ["pithtex-empty-texmfhome"]  # sandboxes removed

@@ -84,7 +84,14 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
         # first pass and start from its .aux, so their first run already resolves references.
         with ThreadPoolExecutor(max_workers=len(routes) + 1) as pool:
             seed = pool.submit(sandbox.first_pass, upload, tmp / "seed", timeout)
-            outcomes = [f.result() for f in [pool.submit(one, r, seed) for r in routes]]
+            futures = [pool.submit(one, r, seed) for r in routes]
+            try:
+                outcomes = [f.result() for f in futures]
+            except BaseException:  # Ctrl-C: stop the TeX runs, or the pool would wait for them
+                for f in futures:
+                    f.cancel()
+                sandbox.stop_all()
+                raise
     result = Result(upload, engine, auto_route, [o[0] for o in outcomes], diags, facts)
     for run, pdf_facts, found in outcomes:
         result.diagnostics += found

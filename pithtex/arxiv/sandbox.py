@@ -9,12 +9,14 @@ each under a time limit; the process group is killed when the limit passes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,8 +166,26 @@ def _dvips_ps2pdf(run: RouteRun, upload: Upload, timeout: float) -> None:
     run.pdf = run.workdir / f"{job}.pdf"
 
 
+# TeX runs in their own process groups (so a time limit can kill all of a run), which
+# also keeps Ctrl-C from reaching them: `stop_all` does that job for an interrupted check.
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def stop_all() -> None:
+    """Kill every running TeX process group of this process and start no more (after Ctrl-C)."""
+    _STOPPING.set()
+    with _LIVE_LOCK:
+        for proc in _LIVE:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
 def _call(cmd: list[str], cwd: Path, timeout: float, nice: int = 0) -> tuple[int | None, str]:
     """Run cmd in its own process group; (None, output) when the time limit passed."""
+    if _STOPPING.is_set():
+        return None, "stopped"
     env = tex_env(cwd)
     if nice > 0 and shutil.which("nice"):
         cmd = ["nice", "-n", str(nice), *cmd]
@@ -174,12 +194,17 @@ def _call(cmd: list[str], cwd: Path, timeout: float, nice: int = 0) -> tuple[int
                                 stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         return 127, f"{cmd[0]}: {exc.strerror}"
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         return None, out.decode("utf-8", "replace")[-2000:]
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     return proc.returncode, out.decode("utf-8", "replace")[-2000:]
 
 
