@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT, pithtex_cli
 
 PLAIN = ROOT / "tests" / "fixtures" / "arxiv" / "plain"
@@ -74,7 +76,8 @@ def test_routes_share_a_first_pass_but_not_its_verdict(tmp_path: Path):
     assert "Undefined control sequence" in errors[0]["message"]
 
 
-def test_ctrl_c_stops_every_route_at_once(tmp_path: Path):
+@pytest.mark.parametrize("engine", ["all", "latex"])
+def test_ctrl_c_stops_every_route_at_once(tmp_path: Path, engine: str):
     import os
     import signal
     import subprocess
@@ -85,7 +88,7 @@ def test_ctrl_c_stops_every_route_at_once(tmp_path: Path):
     scratch = tmp_path / "tmp"  # the check's sandboxes go here, so we can see what is left
     scratch.mkdir()
     exe = str(Path(sys.executable).parent / "pithtex")
-    proc = subprocess.Popen([exe, "check", str(paper), "--engine", "all", "--timeout", "60"],
+    proc = subprocess.Popen([exe, "check", str(paper), "--engine", engine, "--timeout", "60"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "TMPDIR": str(scratch)})
     time.sleep(2)

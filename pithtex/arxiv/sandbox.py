@@ -202,6 +202,10 @@ def _call(cmd: list[str], cwd: Path, timeout: float, nice: int = 0) -> tuple[int
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         return None, out.decode("utf-8", "replace")[-2000:]
+    except BaseException:  # Ctrl-C in this thread: the run is in its own group, so end it here
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        raise
     finally:
         with _LIVE_LOCK:
             _LIVE.discard(proc)
