@@ -45,15 +45,25 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto",
     with open_upload(path) as original, tempfile.TemporaryDirectory(prefix="pithtex-bundle-") as tmp:
         staged = stage(original, Path(tmp) / "stage")
         result = analyse(staged, engine, Path(tmp) / "build", timeout)
-        run = next((r for r in result.runs if r.pdf is not None and r.fls is not None), None)
-        if run is None:
-            first = next((d.message for d in result.diagnostics if d.severity == "error"), "no PDF")
-            raise Refused(f"{path}: does not compile on {result.runs[0].route} ({first}); fix that first "
-                          f"(pithtex check {path} shows every problem)")
+        _refuse_unless_ready(path, result)
+        run = next(r for r in result.runs if r.pdf is not None and r.fls is not None)
         files = used_files(staged, result, run)
         write_archive(staged.root, files, out)
     verdict = check_path(out, engine=engine, timeout=timeout)
     return Bundle(out, files, run.route, verdict)
+
+
+def _refuse_unless_ready(path: str | Path, result: Result) -> None:
+    """No archive for a paper that would fail: say the first problem and where the rest are."""
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    if not errors and all(r.pdf is not None and r.fls is not None for r in result.runs):
+        return
+    first = errors[0] if errors else None
+    what = f"{first.where + ' ' if first.where else ''}{first.rule}: {first.message}" if first else "no PDF"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    routes = ", ".join(r.route for r in result.runs)
+    raise Refused(f"{path}: not ready for arXiv ({routes}): {what}{more}; nothing written "
+                  f"(pithtex check {path} shows every problem)")
 
 
 def stage(upload: Upload, dest: Path) -> Upload:
