@@ -14,8 +14,8 @@ The archive holds the files the compile actually read (from TeX's -recorder list
 products, no unused files, no absolute paths. The archive is then checked exactly as
 `pithtex check upload.tar.gz` would, and the verdict printed.
 
-exit codes: 0 written and arXiv-safe, 1 written but the check fails (or the paper does
-not compile: nothing written), 2 unusable input.
+exit codes: 0 written and arXiv-safe; 1 the paper would fail on arXiv (nothing written,
+the first problem named) or, rarely, the archive's own check fails; 2 unusable input.
 """
 
 
