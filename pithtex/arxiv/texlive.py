@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 _CACHE: dict[str, str | None] = {}
+USER_TREES = ("TEXMF", "TEXMFHOME", "TEXMFLOCAL", "TEXMFAUXTREES", "TEXMFDOTDIR", "TFMFONTS", "ENCFONTS")
 _EMPTY_HOME = Path(tempfile.gettempdir()) / "pithtex-empty-texmfhome"
 
 
@@ -27,8 +28,8 @@ def tex_env(workdir: Path) -> dict[str, str]:
     openin_any=p refuses absolute and parent paths (they do not exist on arXiv), TEXINPUTS
     is the sandbox then the system trees, and max_print_line stops the log from wrapping.
     """
-    env = {k: v for k, v in os.environ.items()
-           if not (k.startswith("TEX") or k.endswith("INPUTS") or k in ("BIBINPUTS", "BSTINPUTS"))}
+    # Search paths of the author's own set-up go; where TeX Live itself lives (TEXMFCNF) stays.
+    env = {k: v for k, v in os.environ.items() if not (k.endswith("INPUTS") or k in USER_TREES)}
     env.update({
         "TEXMFHOME": str(empty_texmfhome()),
         "TEXINPUTS": f"{workdir}:",
