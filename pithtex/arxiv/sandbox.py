@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .logparse import LogFacts, parse_log
+from .rules import PDF_ROUTE_EXT
 from .texlive import tex_env
 from .upload import Upload
 
@@ -61,7 +62,7 @@ def choose_route(upload: Upload, figures: list[str]) -> str:
     """arXiv's choice: 00README.json compiler, else pdflatex when any figure is PDF/PNG/JPG."""
     if upload.compiler:
         return upload.compiler
-    if any(f.lower().endswith((".pdf", ".png", ".jpg", ".jpeg")) for f in figures):
+    if any(f.lower().endswith(PDF_ROUTE_EXT) for f in figures):
         return "pdflatex"
     return "latex"
 
