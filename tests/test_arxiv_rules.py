@@ -211,3 +211,13 @@ def test_local_style_by_relative_name(paper: Path):
     (paper / "mystyle.sty").write_text("\\ProvidesPackage{mystyle}\n")
     edit(paper, "\\usepackage{hyperref}", "\\usepackage{hyperref}\n\\usepackage{./mystyle}")
     assert static_rules(paper) == {}
+
+
+def test_a_png_figure_makes_arxiv_choose_pdflatex(paper: Path):
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), (11, 122, 117)).save(paper / "figs" / "box.png")
+    (paper / "figs" / "box.eps").unlink()
+    code, j, _ = check_json(paper)
+    assert code == 0 and j["auto_route"] == "pdflatex" and j["routes"][0]["route"] == "pdflatex"
+    assert j["routes"][0]["ok"] and j["routes"][0]["pdf"]
