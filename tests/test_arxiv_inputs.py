@@ -99,6 +99,11 @@ def test_unusable_input_is_one_clean_line(tmp_path: Path, case: str):
     assert not (tmp_path.parent / "evil.tex").exists()
 
 
+def test_timeout_must_be_positive():
+    for bad in ("0", "-3", "nan"):
+        assert "--timeout" in assert_clean_error(pithtex_cli("check", str(PLAIN), "--timeout", bad), 2)
+
+
 def test_bundle_refuses_bad_output_names(tmp_path: Path):
     err = assert_clean_error(pithtex_cli("bundle", str(PLAIN), "-o", str(tmp_path / "up.zip")), 2)
     assert ".tar.gz" in err

@@ -38,7 +38,11 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..arxiv.bundle import bundle
     from ..arxiv.report import human
+    from ..errors import PithError
     from . import emit_json
+
+    if not args.timeout > 0:
+        raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
 
     made = bundle(args.path, args.output, engine=args.engine, timeout=args.timeout)
     if args.json:

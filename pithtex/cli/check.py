@@ -39,6 +39,10 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..arxiv.check import check_path
     from ..arxiv.report import human
+    from ..errors import PithError
+
+    if not args.timeout > 0:
+        raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
 
     result = check_path(args.path, engine=args.engine, timeout=args.timeout)
     if args.json:
