@@ -221,3 +221,13 @@ def test_a_png_figure_makes_arxiv_choose_pdflatex(paper: Path):
     code, j, _ = check_json(paper)
     assert code == 0 and j["auto_route"] == "pdflatex" and j["routes"][0]["route"] == "pdflatex"
     assert j["routes"][0]["ok"] and j["routes"][0]["pdf"]
+
+
+def test_human_report_is_short_even_with_many_problems(paper: Path):
+    refs = "\n".join(f"\\includegraphics{{missing-{i}}}" for i in range(12))
+    edit(paper, "\\maketitle", "\\maketitle\n" + refs)
+    p = pithtex_cli("check", str(paper), timeout=300)
+    assert p.returncode == 1
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("FAIL ") and "(12 errors)" in lines[0]
+    assert lines[-1] == "  … and 4 more (--json lists every one)" and len(lines) == 3 + 2 * 8 + 1

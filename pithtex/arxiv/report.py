@@ -14,6 +14,9 @@ from .diagnostic import ERROR, Diagnostic
 if TYPE_CHECKING:
     from .check import Result
 
+# Ten seconds of reading: errors come first, and the rest is one --json away.
+MAX_SHOWN = 8
+
 
 def route_ok(result: Result, route: str) -> bool:
     """The route made a PDF without TeX errors, and nothing route-specific failed."""
@@ -80,11 +83,14 @@ def human(result: Result) -> str:
         lines.append(f"  {run.route:<9} {mark} {runs:<10} {run.seconds:5.1f}s{auto}"
                      + (f"  [{', '.join(notes)}]" if notes else ""))
     lines.append("  " + _pith_line(result))
-    for d, routes in _grouped(result.diagnostics):
+    grouped = _grouped(result.diagnostics)
+    for d, routes in grouped[:MAX_SHOWN]:
         where = f"{d.where}  " if d.where else ""
         on = f" [{', '.join(routes)}]" if routes and len(result.runs) > 1 else ""
         lines.append(f"  {d.severity:<7} {where}{d.rule}: {d.message}{on}")
         lines.append(f"          fix: {d.fix}")
+    if len(grouped) > MAX_SHOWN:
+        lines.append(f"  … and {len(grouped) - MAX_SHOWN} more (--json lists every one)")
     return "\n".join(lines)
 
 
