@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import PithError
 from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import Damaged, PdfFile, decode_stream
+from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
 _PITH_URL = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")
 # Files with more pages than this are scanned for links on their first pages only.
@@ -35,14 +35,10 @@ def inspect_pdf(path: str | Path) -> dict[str, Any]:
     try:
         with PdfFile(path) as pdf:
             return read(pdf)
-    except FileNotFoundError:
-        raise InspectError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InspectError(f"{path}: is a directory, not a PDF") from None
-    except (Damaged, PdfSyntaxError) as exc:
-        raise InspectError(f"{path}: damaged or not a PDF ({exc})") from None
-    except (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError) as exc:
-        raise InspectError(f"{path}: cannot be read as a PDF ({exc})") from None
+    except READ_FAILURES as exc:
+        if isinstance(exc, PithError):
+            raise
+        raise InspectError(read_failure(path, exc)) from None
 
 
 def read(pdf: PdfFile) -> dict[str, Any]:

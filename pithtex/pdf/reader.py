@@ -28,6 +28,21 @@ class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
 
 
+# What a malformed file can raise while it is parsed; each becomes one clear sentence.
+READ_FAILURES = (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError)
+
+
+def read_failure(path: Path | str, exc: BaseException) -> str:
+    """The one-line reason a PDF could not be read, naming the file (shared by stamp and inspect)."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path}: is a directory, not a PDF"
+    if isinstance(exc, (Damaged, PdfSyntaxError)):
+        return f"{path}: damaged or not a PDF, refusing to repair it silently ({exc})"
+    return f"{path}: cannot be read as a PDF ({type(exc).__name__}: {exc})"
+
+
 class Section:
     """One cross-reference section: where it is, its form and its trailer."""
 

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import PithError, Refused
 from ..number import PithNumber
 from .objects import Name, PdfSyntaxError, Ref, Stream
-from .reader import Damaged, PdfFile, decode_stream
+from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
 
 class StampError(PithError):
@@ -100,23 +100,14 @@ class _open:
     def __enter__(self) -> PdfFile:
         try:
             self.pdf = PdfFile(self.src, self.size)
-        except FileNotFoundError:
-            raise StampError(f"{self.src}: no such file") from None
-        except IsADirectoryError:
-            raise StampError(f"{self.src}: is a directory, not a PDF") from None
-        except (Damaged, PdfSyntaxError) as exc:
-            raise StampError(f"{self.src}: damaged PDF, refusing to repair it silently ({exc})") from None
-        except (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError) as exc:
-            raise StampError(f"{self.src}: cannot read it as a PDF ({exc})") from None
+        except READ_FAILURES as exc:
+            raise StampError(read_failure(self.src, exc)) from None
         return self.pdf
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.pdf.close()
-        if isinstance(exc, (Damaged, PdfSyntaxError)):
-            raise StampError(f"{self.src}: damaged PDF, refusing to repair it silently ({exc})") from None
-        if isinstance(exc, (ValueError, IndexError, KeyError, TypeError, RecursionError, OverflowError)) \
-                and not isinstance(exc, PithError):
-            raise StampError(f"{self.src}: unreadable PDF structure ({type(exc).__name__}: {exc})") from None
+        if isinstance(exc, READ_FAILURES) and not isinstance(exc, (PithError, OSError)):
+            raise StampError(read_failure(self.src, exc)) from None
 
 
 # -- what is there, what is missing -------------------------------------------------------
