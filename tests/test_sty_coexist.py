@@ -112,3 +112,20 @@ def test_ngerman_number_in_body(tmp_path):
     write_doc(tmp_path, text.replace(f"\\pithnumber{{{BODY}}}\n", "", 1))
     facts = assert_badge_and_metadata(compile_tex(tmp_path, "pdflatex"))
     assert "<pith:long>pith:2021:" + BODY in facts.xmp
+
+
+PDFX_DATA = r"""\begin{filecontents*}[overwrite]{paper.xmpdata}
+\Title{A Test}
+\Author{A. Author}
+\end{filecontents*}
+"""
+
+
+def test_pdfx_keeps_its_packet_and_pith_keeps_info(tmp_path):
+    """pdfx owns the one XMP packet (PDF/A); pith leaves it alone and writes Info keys."""
+    write_doc(tmp_path, doc(before_class=PDFX_DATA, before_pith=r"\usepackage[a-2b]{pdfx}" "\n"))
+    run = compile_tex(tmp_path, "pdflatex")
+    facts = assert_badge_and_metadata(run, xmp_expected=False)
+    assert facts.info_number == BODY
+    assert "XMP left to pdfx; Info keys written" in flat_log(run.log)
+    assert "pdfaid" in facts.xmp  # pdfx's packet, untouched
