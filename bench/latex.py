@@ -8,7 +8,7 @@ instructions executed (callgrind), which other load on the machine cannot distur
 Printed: each variant's ratio to its baseline, measured side by side in this one run.
 Targets: pith <= 1.03x with hyperref, <= 1.05x without it.
 
-    .venv/bin/python bench/latex.py [--rounds 5] [--no-count]
+    .venv/bin/python bench/latex.py [--rounds 15] [--no-count]
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def report(title: str, value: dict[str, float]) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="timed runs per variant (default 5)")
+    parser.add_argument("--rounds", type=int, default=15, help="timed runs per variant (default 15)")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind instruction counts")
     args = parser.parse_args()
     times: dict[str, list[float]] = {name: [] for name in VARIANTS}
