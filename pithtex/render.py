@@ -8,11 +8,10 @@ on any machine gives the same bytes.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from . import brand
+from .files import write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
@@ -121,25 +120,12 @@ def outputs(root: Path) -> dict[Path, str]:
     return files
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder, so no reader sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def render_all(root: Path | str = ".") -> list[Path]:
     """Write latex/pith.sty and every example's copy; return the paths written."""
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():
-        _write_atomic(root / rel, text)
+        write_atomic(root / rel, text)
         written.append(root / rel)
     return written
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from . import brand
 from .errors import InvalidNumber, PithError, RecordError, Undecidable
+from .files import write_atomic
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
@@ -264,19 +265,10 @@ class Resolver:
                 return
             path = self._cache_path(number)
             path.parent.mkdir(parents=True, exist_ok=True)
-            _atomic(path.with_suffix(".meta"), json.dumps({"etag": etag, "number": number.body}).encode())
-            _atomic(path, data)
+            write_atomic(path.with_suffix(".meta"), json.dumps({"etag": etag, "number": number.body}).encode())
+            write_atomic(path, data)
         except (OSError, RecordError):
             pass
-
-
-def _atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _json(data: bytes, url: str) -> Any:

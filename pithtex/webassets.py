@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from . import badge, brand
+from .files import write_atomic
 from .metrics import text_width
 from .number import PithNumber
 
@@ -121,20 +121,7 @@ def render_web_assets(dest: Path) -> list[Path]:
     )
     written = []
     for name, text in files.items():
-        written.append(write_text_atomic(dest / name, text))
+        written.append(write_atomic(dest / name, text))
     return written
 
 
-def write_text_atomic(path: Path, text: str | bytes) -> Path:
-    """Write through a temporary file and rename: never a half-written output."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        if isinstance(text, bytes):
-            tmp.write_bytes(text)
-        else:
-            tmp.write_text(text, "utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path

@@ -115,6 +115,7 @@ def _state(args, number):
 
 def _embed(args, number) -> int:
     from .. import webassets
+    from ..files import write_atomic
 
     snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme)
     if not args.output:
@@ -123,18 +124,18 @@ def _embed(args, number) -> int:
         return 0
     out = Path(args.output)
     _check_folder(out)
-    webassets.write_text_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
-    webassets.write_text_atomic(out, snippet)
+    write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
+    write_atomic(out, snippet)
     return 0
 
 
 def _emit(args, content: str | bytes) -> int:
-    from ..webassets import write_text_atomic
+    from ..files import write_atomic
 
     if args.output:
         out = Path(args.output)
         _check_folder(out)
-        write_text_atomic(out, content)
+        write_atomic(out, content)
     elif isinstance(content, bytes):
         sys.stdout.buffer.write(content)
     else:
