@@ -20,26 +20,11 @@ _PITH_URI = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")
 
 
 def inspect_metadata(pdf: Path) -> dict:
-    """{'info': body|None, 'xmp': body|None} via the shared reader (pypdf if it is absent)."""
-    try:
-        from ..pdf.inspect import inspect_pdf
-    except ImportError:  # the reader is optional for this module; fall back to pypdf
-        return _metadata_pypdf(pdf)
-    found = inspect_pdf(pdf)
-    sources = found.get("sources") or {}
+    """{'info': body|None, 'xmp': body|None}, read by the one reader of pith metadata."""
+    from ..pdf.inspect import inspect_pdf
+
+    sources = inspect_pdf(pdf).get("sources") or {}
     return {"info": sources.get("info"), "xmp": sources.get("xmp")}
-
-
-def _metadata_pypdf(pdf: Path) -> dict:
-    from pypdf import PdfReader
-
-    reader = PdfReader(pdf)
-    info = reader.metadata or {}
-    xmp_raw = reader.trailer["/Root"].get("/Metadata")
-    xmp_text = xmp_raw.get_object().get_data().decode("utf-8", "replace") if xmp_raw else ""
-    m = re.search(r"pith:number(?:>|=\")\s*([A-Za-z2-7]{26})", xmp_text)
-    body = str(info.get("/PithNumber") or "").strip().upper() or None
-    return {"info": body, "xmp": m.group(1).upper() if m else None}
 
 
 def page_one(pdf: Path) -> dict:
