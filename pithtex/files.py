@@ -18,3 +18,50 @@ def write_atomic(path: Path | str, data: str | bytes) -> Path:
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+def append_in_place(path: Path | str, size: int, tail: bytes, commit: int) -> None:
+    """Append `tail` to the regular file `path`, which must still be `size` bytes long.
+
+    O(len(tail)) instead of a copy of the whole file: `tail[:commit]` is written and synced
+    first, then `tail[commit:]` (the final `startxref`/`%%EOF` that makes readers see the
+    update), synced again. Any failure, including Ctrl-C, truncates the file back to `size`,
+    so the original stays readable; the file keeps its inode, mode, owner and links.
+    Refuses (PithError, exit 2) symlinks, anything but a regular file, and a file whose
+    length changed since it was read.
+    """
+    import stat
+
+    from .errors import PithError
+
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise PithError(f"{path}: cannot open it to append ({exc.strerror})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PithError(f"{path}: not a regular file: refusing to append to it")
+        if info.st_size != size:
+            raise PithError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
+        try:
+            _pwrite_all(fd, tail[:commit], size)
+            os.fsync(fd)
+            _pwrite_all(fd, tail[commit:], size + commit)
+            os.fsync(fd)
+        except BaseException as exc:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+            if isinstance(exc, OSError):
+                raise PithError(f"{path}: writing failed ({exc.strerror}); the file was left as it was") from None
+            raise
+    finally:
+        os.close(fd)
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n

@@ -20,7 +20,7 @@ class Task:
 
 def run_one(task: Task) -> Outcome:
     if task.revert:
-        return revert_file(task.source, task.output)
+        return revert_file(task.source, task.output, task.options.force, task.options.password)
     return stamp_file(task.source, task.output, task.options)
 
 

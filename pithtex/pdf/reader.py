@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from .crypt import EncryptionError, Security, open_security
 from .objects import Name, Parser, PdfSyntaxError, Ref, Stream
 
 # Section chains longer than this are loops or attacks.
@@ -28,8 +29,10 @@ class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
 
 
-# What a malformed file can raise while it is parsed; each becomes one clear sentence.
-READ_FAILURES = (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError)
+# What reading a file can raise: the file system's errors, damage (every ValueError the
+# parser meets is turned into `Damaged` where the bytes are read) and encryption we cannot
+# open. Anything else (TypeError, KeyError, ...) is a bug of ours and must surface as one.
+READ_FAILURES = (OSError, Damaged, PdfSyntaxError, EncryptionError)
 
 
 def read_failure(path: Path | str, exc: BaseException) -> str:
@@ -40,7 +43,9 @@ def read_failure(path: Path | str, exc: BaseException) -> str:
         return f"{path}: is a directory, not a PDF"
     if isinstance(exc, (Damaged, PdfSyntaxError)):
         return f"{path}: damaged or not a PDF, refusing to repair it silently ({exc})"
-    return f"{path}: cannot be read as a PDF ({type(exc).__name__}: {exc})"
+    if isinstance(exc, EncryptionError):
+        return f"{path}: encrypted PDF: {exc}"
+    return f"{path}: cannot be read as a PDF ({exc.strerror if isinstance(exc, OSError) else exc})"
 
 
 class Section:
@@ -56,7 +61,7 @@ class Section:
 class PdfFile:
     """An open PDF; use as a context manager. `size` is the byte length read."""
 
-    def __init__(self, path: str | Path, size: int | None = None) -> None:
+    def __init__(self, path: str | Path, size: int | None = None, password: bytes | None = None) -> None:
         self.path = Path(path)
         self._file = open(self.path, "rb")  # noqa: SIM115 (closed in close())
         self.size = size if size is not None else self.path.stat().st_size
@@ -70,9 +75,14 @@ class PdfFile:
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
         self._objstm: dict[int, tuple[bytes, list[tuple[int, int]], int]] = {}
+        self._loading: set[int] = set()
+        # Encrypted files: `security` decrypts what `get` returns; `locked` says why it cannot.
+        self.security: Security | None = None
+        self.locked: EncryptionError | None = None
         try:
             self._check_header()
             self._load_xref()
+            self._unlock(password)
         except BaseException:
             self.close()
             raise
@@ -93,6 +103,20 @@ class PdfFile:
         if not m:
             raise Damaged("no %PDF- header: not a PDF")
         self.version = m.group(1).decode()
+
+    def _unlock(self, password: bytes | None) -> None:
+        encrypt = self.trailer.get("Encrypt")
+        if encrypt is None:
+            return
+        ref = encrypt if isinstance(encrypt, Ref) else None
+        try:
+            self.security = open_security(self.get(encrypt), ref, self.trailer.get("ID"), password)
+        except EncryptionError as exc:
+            self.locked = exc
+
+    @property
+    def encrypted(self) -> bool:
+        return "Encrypt" in self.trailer
 
     @property
     def trailer(self) -> dict:
@@ -147,7 +171,7 @@ class PdfFile:
             if bytes(self.data[offset:offset + 4]) == b"xref":
                 return self._table(offset)
             return self._xref_stream(offset)
-        except (PdfSyntaxError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        except ValueError as exc:  # PdfSyntaxError and int()/bytes.fromhex() on damaged bytes
             raise Damaged(f"broken cross-reference section at byte {offset}: {exc}") from None
 
     def _table(self, offset: int) -> Section:
@@ -234,31 +258,48 @@ class PdfFile:
             return ref
         if ref.num in self._cache:
             return self._cache[ref.num]
+        if ref.num in self._loading:  # /Length or an object stream that leads back to itself
+            raise Damaged(f"object {ref.num} refers to itself")
+        if self.locked is not None and ref != self.trailer.get("Encrypt"):
+            raise self.locked
+        self._loading.add(ref.num)
+        try:
+            value = self._load(ref)
+        finally:
+            self._loading.discard(ref.num)
+        self._cache[ref.num] = value
+        return value
+
+    def _load(self, ref: Ref) -> Any:
         entry = self.xref.get(ref.num)
-        value = None
         if entry is not None and entry[0] == 1:
             try:
                 _, value = Parser(self.data, entry[1], self._length).indirect(expect=ref)
-            except (PdfSyntaxError, IndexError) as exc:
+                if self.security is not None:
+                    value = self.security.decrypt(ref, value)
+            except ValueError as exc:  # PdfSyntaxError, bad numbers, undecryptable data
                 raise Damaged(f"object {ref.num} is not at the offset the xref gives: {exc}") from None
-        elif entry is not None and entry[0] == 2:
-            value = self._from_objstm(entry[1], entry[2], ref)
-        self._cache[ref.num] = value
-        return value
+            return value
+        if entry is not None and entry[0] == 2:
+            return self._from_objstm(entry[1], entry[2], ref)
+        return None
 
     def _from_objstm(self, stm_num: int, index: int, ref: Ref) -> Any:
         if stm_num not in self._objstm:
             stm = self.get(Ref(stm_num, 0))
             if not isinstance(stm, Stream):
                 raise Damaged(f"object stream {stm_num} is missing")
-            data = decode_stream(stm)
+            try:
+                data = decode_stream(stm)
+            except PdfSyntaxError as exc:
+                raise Damaged(f"object stream {stm_num} cannot be decoded: {exc}") from None
             first = stm.dict.get("First")
             p = Parser(data)
             pairs = []
             try:
                 for _ in range(int(stm.dict.get("N", 0))):
                     pairs.append((int(p.keyword()), int(p.keyword())))
-            except (PdfSyntaxError, ValueError):
+            except ValueError:
                 raise Damaged(f"object stream {stm_num} has a broken header") from None
             self._objstm[stm_num] = (data, pairs, first if isinstance(first, int) else 0)
         data, pairs, first = self._objstm[stm_num]
@@ -266,7 +307,7 @@ class PdfFile:
             if num == ref.num:
                 try:
                     return Parser(data, first + off).parse()
-                except PdfSyntaxError as exc:
+                except ValueError as exc:
                     raise Damaged(f"object {ref.num} in object stream {stm_num}: {exc}") from None
         return None
 
@@ -274,9 +315,12 @@ class PdfFile:
         return self.get(value) if isinstance(value, Ref) else value
 
     def max_object(self) -> int:
-        size = self.trailer.get("Size")
-        top = max(self.xref, default=0)
-        return max(top, (size - 1) if isinstance(size, int) else 0)
+        """The highest object number the cross-reference sections list.
+
+        Deliberately not the trailer's /Size: a damaged or hostile /Size (4000000000) copied
+        into our update would make a file that only had warnings fail `qpdf --check`.
+        """
+        return max(self.xref, default=0)
 
     def catalog(self) -> dict:
         root = self.get(self.trailer["Root"])
@@ -312,7 +356,19 @@ class PdfFile:
 
 
 def decode_stream(stream: Stream, limit: int = 256 * 1024 * 1024) -> bytes:
-    """The decoded bytes of a stream (Flate, ASCIIHex, ASCII85, with PNG/TIFF predictors)."""
+    """The decoded bytes of a stream (Flate, ASCIIHex, ASCII85, with PNG/TIFF predictors).
+
+    Damaged data raises PdfSyntaxError, whatever the decoder's own exception.
+    """
+    try:
+        return _decode(stream, limit)
+    except PdfSyntaxError:
+        raise
+    except ValueError as exc:  # bytes.fromhex/a85decode on bad bytes
+        raise PdfSyntaxError(f"stream cannot be decoded: {exc}") from None
+
+
+def _decode(stream: Stream, limit: int) -> bytes:
     filters = stream.dict.get("Filter")
     params = stream.dict.get("DecodeParms")
     if isinstance(filters, Name):
@@ -336,7 +392,7 @@ def decode_stream(stream: Stream, limit: int = 256 * 1024 * 1024) -> bytes:
             body = data.strip()
             body = body[2:] if body.startswith(b"<~") else body
             data = base64.a85decode(body.split(b"~>")[0], ignorechars=b" \t\n\r\x0c\x00")
-        else:
+        elif name != "Crypt":  # /Crypt was applied when the object was read
             raise PdfSyntaxError(f"unsupported stream filter /{name}")
     return data
 
@@ -365,8 +421,11 @@ def _unpredict(data: bytes, parms: dict) -> bytes:
     predictor = parms.get("Predictor", 1)
     if not isinstance(predictor, int) or predictor < 10:
         return data
-    columns = parms.get("Columns", 1) * parms.get("Colors", 1) * parms.get("BitsPerComponent", 8) // 8
-    bpp = max(1, parms.get("Colors", 1) * parms.get("BitsPerComponent", 8) // 8)
+    values = [parms.get(k, d) for k, d in (("Columns", 1), ("Colors", 1), ("BitsPerComponent", 8))]
+    if not all(isinstance(v, int) and 1 <= v <= 1 << 20 for v in values):
+        raise PdfSyntaxError("bad /DecodeParms for a PNG predictor")
+    columns = max(1, values[0] * values[1] * values[2] // 8)
+    bpp = max(1, values[1] * values[2] // 8)
     out = bytearray()
     prior = bytearray(columns)
     for start in range(0, len(data) - columns, columns + 1):
