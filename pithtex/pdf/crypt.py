@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from .objects import HexString, Name, Ref, Stream
+from .objects import HexString, Keyword, Name, Ref, Stream, text_string
 
 # The 32-byte padding string of Algorithm 2.
 PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
@@ -145,7 +145,11 @@ class Security:
             return {k: self._walk(ref, v, decrypt) for k, v in value.items()}
         if isinstance(value, list):
             return [self._walk(ref, v, decrypt) for v in value]
-        if isinstance(value, bytes) and self.params.strings.kind != "none":
+        if self.params.strings.kind == "none":
+            return value
+        if isinstance(value, str) and not isinstance(value, (Name, Keyword)):
+            value = text_string(value)  # a text string we are about to write: its PDF bytes
+        if isinstance(value, bytes):
             out = self._cipher(ref, self.params.strings, bytes(value), decrypt)
             return HexString(out) if isinstance(value, HexString) else out
         return value
