@@ -36,13 +36,19 @@ def append_in_place(path: Path | str, size: int, tail: bytes, commit: int) -> No
 
     path = Path(path)
     try:
+        seen = os.lstat(path)
+        if stat.S_ISLNK(seen.st_mode):
+            raise PithError(f"{path}: is a symbolic link: refusing to append through it")
+        if not stat.S_ISREG(seen.st_mode):
+            raise PithError(f"{path}: not a regular file: refusing to append to it")
+        # O_NOFOLLOW/O_NONBLOCK: whatever was swapped in since lstat, never follow or block on it.
         fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise PithError(f"{path}: cannot open it to append ({exc.strerror})") from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise PithError(f"{path}: not a regular file: refusing to append to it")
+        if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino) or not stat.S_ISREG(info.st_mode):
+            raise PithError(f"{path}: was replaced while being stamped: refusing to append to it")
         if info.st_size != size:
             raise PithError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
         try:
