@@ -69,8 +69,10 @@ def test_encrypted_variant_is_stamped_and_reverted(samples, tmp_path: Path, name
     assert reader.is_encrypted and reader.metadata["/PithNumber"] == BODY
     if "clear-meta" not in variant:  # pypdf 7.1 decrypts cleartext metadata as if it were not
         assert BODY.encode() in reader.trailer["/Root"]["/Metadata"].get_data()
-    else:
-        assert BODY.encode() in _metadata_raw(out), "/EncryptMetadata false: the XMP stays in the clear"
+    tail = data[len(before):]
+    clear = "clear-meta" in variant
+    assert (NUMBER.long.encode() in tail) == clear, "the XMP is in the clear exactly when /EncryptMetadata false"
+    assert b"/PithNumber (" + BODY.encode() not in tail, "Info strings are always encrypted"
     again = tmp_path / "again.pdf"
     assert stamp_file(out, again, Options(NUMBER)).status == "unchanged"
     assert again.read_bytes() == data
@@ -84,11 +86,6 @@ def _opens(path: Path) -> bool:
     except pikepdf.PdfError:
         return False
     return True
-
-
-def _metadata_raw(path: Path) -> bytes:
-    with pikepdf.open(path) as pdf:
-        return pdf.Root.Metadata.read_raw_bytes()
 
 
 @pytest.mark.parametrize("variant", ["aes-128-R4", "aes-256-R6", "rc4-128-R3"])
@@ -144,3 +141,73 @@ def test_verify_reads_the_number_of_an_encrypted_pdf(tmp_path: Path):
     assert BODY in proc.stdout + proc.stderr and "carries no Pith Number" not in proc.stderr
     proc = pithtex_cli("inspect", str(out), "--json")
     assert proc.returncode == 0 and '"encrypted": true' in proc.stdout and BODY in proc.stdout
+
+
+def identity_filter_pdf(path: Path, streams: str, strings: str) -> Path:
+    """A V4/R4 file with one crypt filter /Identity (qpdf cannot make these): built by hand.
+
+    O and U follow Algorithms 3 and 5 for an empty user password; what is encrypted uses
+    AES-128 (AESV2). pikepdf (qpdf) reading the Title back checks the construction.
+    """
+    import hashlib
+
+    from pithtex.pdf import crypt
+
+    id0 = bytes(range(16))
+    owner = hashlib.md5(crypt.PAD, usedforsecurity=False).digest()  # padded empty owner pw → key
+    for _ in range(50):
+        owner = hashlib.md5(owner, usedforsecurity=False).digest()
+    o = crypt.rc4(owner, crypt.PAD)
+    for i in range(1, 20):
+        o = crypt.rc4(bytes(b ^ i for b in owner), o)
+    params = crypt.Parameters(4, 4, 16, o, b"", b"", b"", -4, id0, True, crypt.Method("none"), crypt.Method("none"),
+                              {})
+    key = crypt.file_key_r4(params, b"")
+    u = crypt._u_value(params, key) + bytes(16)
+    method = {"Identity": crypt.Method("none"), "StdCF": crypt.Method("aes128")}
+    sec = crypt.Security(crypt.Parameters(4, 4, 16, o, u, b"", b"", -4, id0, True, method[strings],
+                                          method[streams], method), key, None)
+    from pithtex.pdf.objects import HexString, Name, Ref, Stream, indirect_object
+
+    objects = {
+        1: {Name("Type"): Name("Catalog"), Name("Pages"): Ref(2)},
+        2: {Name("Type"): Name("Pages"), Name("Kids"): [Ref(3)], Name("Count"): 1},
+        3: {Name("Type"): Name("Page"), Name("Parent"): Ref(2), Name("MediaBox"): [0, 0, 612, 792],
+            Name("Contents"): Ref(4)},
+        4: Stream({}, b"0 0 1 rg 72 72 100 100 re f\n"),
+        5: {Name("Title"): "Identity test", Name("Producer"): "hand"},
+        6: {Name("Filter"): Name("Standard"), Name("V"): 4, Name("R"): 4, Name("Length"): 128, Name("P"): -4,
+            Name("O"): HexString(o), Name("U"): HexString(u), Name("StmF"): Name(streams),
+            Name("StrF"): Name(strings), Name("CF"): {Name("StdCF"): {
+                Name("CFM"): Name("AESV2"), Name("AuthEvent"): Name("DocOpen"), Name("Length"): 16}}},
+    }
+    out = bytearray(b"%PDF-1.6\n%\xe2\xe3\xcf\xd3\n")
+    offsets = {}
+    for num, value in objects.items():
+        offsets[num] = len(out)
+        out += indirect_object(Ref(num), value if num == 6 else sec.encrypt(Ref(num), value))
+    xref = len(out)
+    out += b"xref\n0 7\n0000000000 65535 f\r\n" + b"".join(b"%010d 00000 n\r\n" % offsets[n] for n in range(1, 7))
+    out += (b"trailer\n<< /Size 7 /Root 1 0 R /Info 5 0 R /Encrypt 6 0 R /ID [<%s> <%s>] >>\nstartxref\n%d\n%%%%EOF\n"
+            % (id0.hex().encode(), id0.hex().encode(), xref))
+    path.write_bytes(bytes(out))
+    return path
+
+
+@pytest.mark.parametrize("streams,strings", [("Identity", "StdCF"), ("StdCF", "Identity")])
+def test_identity_crypt_filters(tmp_path: Path, streams: str, strings: str):
+    locked = identity_filter_pdf(tmp_path / "in.pdf", streams, strings)
+    assert qpdf_check(locked) == 0
+    with pikepdf.open(locked) as pdf:
+        assert str(pdf.docinfo["/Title"]) == "Identity test"
+    out = tmp_path / "out.pdf"
+    stamp_file(locked, out, Options(NUMBER))
+    assert qpdf_check(out) == 0 and show_encryption(out) == show_encryption(locked)
+    with pikepdf.open(out) as pdf:
+        assert str(pdf.docinfo["/PithNumber"]) == BODY and str(pdf.docinfo["/Title"]) == "Identity test"
+        assert NUMBER.long.encode() in pdf.Root.Metadata.read_bytes()
+    tail = out.read_bytes()[len(locked.read_bytes()):]
+    assert (NUMBER.long.encode() in tail) == (streams == "Identity"), "the XMP is encrypted exactly when /StmF says"
+    assert (b"/PithNumber (" + BODY.encode() in tail) == (strings == "Identity"), "strings: as /StrF says"
+    revert_file(out, tmp_path / "back.pdf")
+    assert (tmp_path / "back.pdf").read_bytes() == locked.read_bytes()

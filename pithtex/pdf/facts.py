@@ -10,7 +10,6 @@ its first page costs.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -347,6 +346,8 @@ def _record_number(data: bytes | None) -> PithNumber | None:
     """The number of an attached record, recomputed from its canonical form (never trusted)."""
     if data is None:
         return None
+    import json
+
     from ..record import canonical_of, number_of
 
     try:
