@@ -1,7 +1,7 @@
 """Small real PDFs made in the tests themselves (pikepdf, qpdf): no shared files needed.
 
-`sample_pdfs(folder)` gives a few kinds of file stamping meets (classic xref table, xref
-and object streams, an XMP packet, a PDF/A-2B claim) plus any PDFs in tests/fixtures/pdf.
+`sample_pdfs(folder)` makes a few kinds of file stamping meets (classic xref table, xref
+and object streams, an XMP packet, a PDF/A-2B claim).
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pikepdf
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pdf"
 
 PDFA_XMP = b"""<?xpacket begin="\xef\xbb\xbf" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
@@ -53,9 +51,8 @@ def make_pdf(path: Path, *, streams: bool = False, xmp: bytes | None = None, pag
 
 def sample_pdfs(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    made = [make_pdf(folder / "table.pdf"), make_pdf(folder / "streams.pdf", streams=True),
+    return [make_pdf(folder / "table.pdf"), make_pdf(folder / "streams.pdf", streams=True),
             make_pdf(folder / "pdfa.pdf", xmp=PDFA_XMP, pages=3)]
-    return made + sorted(FIXTURES.glob("*.pdf"))
 
 
 def encrypt(src: Path, dst: Path, variant: str, user: str = "") -> Path:

@@ -1,13 +1,12 @@
 """Encrypted PDFs (standard handler R2-R6, empty user password): stamped, read back decrypted, reverted.
 
-Every test PDF (made here, plus tests/fixtures/pdf) is encrypted by `qpdf --encrypt` in each
+Every test PDF (made here, tests/fixtures/pdf, and the corpus when swept) is encrypted by `qpdf --encrypt` in each
 variant; the stamp must pass `qpdf --check`, keep `qpdf --show-encryption` as it was, be
 read back decrypted by pikepdf and pypdf, be idempotent, and revert to the exact bytes.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pikepdf
@@ -18,34 +17,30 @@ from pithtex.number import PithNumber
 from pithtex.pdf.facts import facts_of
 from pithtex.pdf.stamp import Options, revert_file, stamp_file
 
-from .conftest import BODY, assert_clean_error, pithtex_cli
+from .conftest import BODY, assert_clean_error, pdf_sources, pithtex_cli
 from .pdfkit import ENCRYPTIONS, encrypt, make_pdf, qpdf_check, sample_pdfs, show_encryption
 
 NUMBER = PithNumber.parse(f"pith:2021:{BODY}")
-# The corpus sweep: PITH_CORPUS=folder runs every variant over every unencrypted PDF there too.
-CORPUS_SWEEP = Path(os.environ["PITH_CORPUS"]) if os.environ.get("PITH_CORPUS") else None
+MADE = ("table.pdf", "streams.pdf", "pdfa.pdf")  # made by pdfkit in this run
+
+
+def _unencrypted(path: Path) -> bool:
+    return b"/Encrypt" not in path.read_bytes()
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> list[Path]:
-    made = sample_pdfs(tmp_path_factory.mktemp("samples"))
-    return made + (sorted(CORPUS_SWEEP.glob("*.pdf")) if CORPUS_SWEEP else [])
-
-
-def _names() -> list[str]:
-    from .pdfkit import FIXTURES
-
-    names = ["table.pdf", "streams.pdf", "pdfa.pdf", *sorted(p.name for p in FIXTURES.glob("*.pdf"))]
-    if CORPUS_SWEEP:
-        names += sorted(p.name for p in CORPUS_SWEEP.glob("*.pdf") if p.name not in names and
-                        "/Encrypt" not in show_encryption(p) and "not encrypted" in show_encryption(p))
-    return names
+def samples(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("samples")
+    return {p.name: p for p in sample_pdfs(folder) if p.parent == folder}
 
 
 @pytest.mark.parametrize("variant", sorted(ENCRYPTIONS))
-@pytest.mark.parametrize("name", _names())
-def test_encrypted_variant_is_stamped_and_reverted(samples, tmp_path: Path, name: str, variant: str):
-    src = next(p for p in samples if p.name == name)
+@pytest.mark.parametrize("source", [*MADE, *pdf_sources(_unencrypted)],
+                         ids=lambda s: s if isinstance(s, str) else s.name[:24])
+def test_encrypted_variant_is_stamped_and_reverted(samples, tmp_path: Path, source, variant: str):
+    """Each test PDF (made here, tests/fixtures/pdf, the corpus when swept) in each variant."""
+    src = samples[source] if isinstance(source, str) else source
+    name = src.name
     locked = encrypt(src, tmp_path / "in.pdf", variant)
     before = locked.read_bytes()
     out = tmp_path / "out.pdf"
@@ -92,7 +87,7 @@ def _opens(path: Path) -> bool:
 def test_badge_and_attachment_are_encrypted_too(samples, tmp_path: Path, variant: str):
     from .conftest import SEED_PATH
 
-    locked = encrypt(samples[0], tmp_path / "in.pdf", variant)
+    locked = encrypt(samples["table.pdf"], tmp_path / "in.pdf", variant)
     out = tmp_path / "out.pdf"
     proc = pithtex_cli("stamp", str(locked), "-o", str(out), "--record", str(SEED_PATH), "--badge",
                        "--attach-record")

@@ -2,12 +2,11 @@
 
 Trailer values are not copied blindly: /Size is computed from the objects that exist, so a
 hostile `/Size 4000000000` (qpdf: "integer out of range" once copied) stays the input's
-problem alone. Property-tested over fuzzed trailers, and over the corpus with PITH_CORPUS.
+problem alone. Property-tested over fuzzed trailers, the test PDFs and the corpus when swept.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -19,11 +18,10 @@ from pithtex.errors import PithError
 from pithtex.number import PithNumber
 from pithtex.pdf.stamp import Options, stamp_file
 
-from .conftest import BODY
+from .conftest import BODY, pdf_sources
 from .pdfkit import make_pdf, qpdf_check
 
 NUMBER = PithNumber.parse(BODY)
-CORPUS_SWEEP = Path(os.environ["PITH_CORPUS"]) if os.environ.get("PITH_CORPUS") else None
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 _SIZE = re.compile(rb"/Size (\d+)")
 
@@ -76,8 +74,7 @@ def test_fuzzed_trailer_values_never_make_it_worse(seeds, tmp_path_factory, kind
     stamp_not_worse(head + mutated, tmp_path_factory.mktemp("n"), badge)
 
 
-@pytest.mark.skipif(CORPUS_SWEEP is None, reason="corpus sweep: set PITH_CORPUS to a folder of PDFs")
-def test_corpus_never_worse(tmp_path: Path):
-    for src in sorted(CORPUS_SWEEP.glob("*.pdf")):
-        for badge in (False, True):
-            stamp_not_worse(src.read_bytes(), tmp_path, badge)
+@pytest.mark.parametrize("src", pdf_sources(), ids=lambda p: p.name[:24])
+@pytest.mark.parametrize("badge", [False, True])
+def test_test_pdfs_never_worse(tmp_path: Path, src: Path, badge: bool):
+    stamp_not_worse(src.read_bytes(), tmp_path, badge)
