@@ -52,9 +52,9 @@ def append_in_place(path: Path | str, size: int, tail: bytes, commit: int) -> No
         if info.st_size != size:
             raise PithError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
         try:
-            _pwrite_all(fd, tail[:commit], size)
+            pwrite_all(fd, tail[:commit], size)
             os.fsync(fd)
-            _pwrite_all(fd, tail[commit:], size + commit)
+            pwrite_all(fd, tail[commit:], size + commit)
             os.fsync(fd)
         except BaseException as exc:
             os.ftruncate(fd, size)
@@ -66,7 +66,8 @@ def append_in_place(path: Path | str, size: int, tail: bytes, commit: int) -> No
         os.close(fd)
 
 
-def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+def pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    """os.pwrite until all of `data` is written at `offset` (short writes happen)."""
     view = memoryview(data)
     while view:
         n = os.pwrite(fd, view, offset)

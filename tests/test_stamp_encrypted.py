@@ -158,7 +158,7 @@ def identity_filter_pdf(path: Path, streams: str, strings: str) -> Path:
     params = crypt.Parameters(4, 4, 16, o, b"", b"", b"", -4, id0, True, crypt.Method("none"), crypt.Method("none"),
                               {})
     key = crypt.file_key_r4(params, b"")
-    u = crypt._u_value(params, key) + bytes(16)
+    u = crypt.u_value(params, key) + bytes(16)
     method = {"Identity": crypt.Method("none"), "StdCF": crypt.Method("aes128")}
     sec = crypt.Security(crypt.Parameters(4, 4, 16, o, u, b"", b"", -4, id0, True, method[strings],
                                           method[streams], method), key, None)

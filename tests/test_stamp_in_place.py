@@ -44,7 +44,7 @@ class Interrupted(BaseException):
 def test_failure_while_appending_cuts_back_to_the_original(tmp_path: Path, monkeypatch, fail_at: int):
     pdf = make_pdf(tmp_path / "paper.pdf")
     original = pdf.read_bytes()
-    real = files._pwrite_all
+    real = files.pwrite_all
     calls = []
 
     def flaky(fd: int, data: bytes, offset: int) -> None:
@@ -54,7 +54,7 @@ def test_failure_while_appending_cuts_back_to_the_original(tmp_path: Path, monke
             raise Interrupted
         real(fd, data, offset)
 
-    monkeypatch.setattr(files, "_pwrite_all", flaky)
+    monkeypatch.setattr(files, "pwrite_all", flaky)
     with pytest.raises(Interrupted):
         stamp_file(pdf, pdf, Options(NUMBER))
     assert pdf.read_bytes() == original and qpdf_check(pdf) == 0
@@ -67,7 +67,7 @@ def test_disk_errors_are_one_sentence_and_leave_the_file(tmp_path: Path, monkeyp
     def full(fd: int, data: bytes, offset: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(files, "_pwrite_all", full)
+    monkeypatch.setattr(files, "pwrite_all", full)
     with pytest.raises(PithError, match="No space left on device"):
         stamp_file(pdf, pdf, Options(NUMBER))
     assert pdf.read_bytes() == original

@@ -215,7 +215,7 @@ def file_key_r4(params: Parameters, password: bytes) -> bytes:
     return digest[:n]
 
 
-def _u_value(params: Parameters, key: bytes) -> bytes:
+def u_value(params: Parameters, key: bytes) -> bytes:
     """Algorithms 4 and 5: the /U value this key would give (first 16 bytes count for R3+)."""
     if params.r == 2:
         return rc4(key, PAD)
@@ -229,7 +229,7 @@ def user_key(params: Parameters, password: bytes) -> bytes | None:
     if params.r >= 5:
         return _user_key_aes256(params, password)
     key = file_key_r4(params, password)
-    u = _u_value(params, key)
+    u = u_value(params, key)
     ok = u == params.u[:32] if params.r == 2 else u[:16] == params.u[:16]
     return key if ok else None
 
