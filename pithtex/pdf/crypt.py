@@ -110,6 +110,7 @@ class Security:
         self.params = params
         self.key = key
         self.encrypt_ref = encrypt_ref
+        self._serial = 0  # counts the strings and streams of the object being encrypted
 
     # -- keys ------------------------------------------------------------------------------
     def _object_key(self, ref: Ref, method: Method) -> bytes:
@@ -133,6 +134,7 @@ class Security:
         return value if self.skips(ref, value) else self._walk(ref, value, decrypt=True)
 
     def encrypt(self, ref: Ref, value: Any) -> Any:
+        self._serial = 0
         return value if self.skips(ref, value) else self._walk(ref, value, decrypt=False)
 
     def _walk(self, ref: Ref, value: Any, decrypt: bool) -> Any:
@@ -172,9 +174,11 @@ class Security:
             return rc4(key, data)
         if decrypt:
             return aes_cbc_decrypt(key, data)
-        # A deterministic IV (same input, same bytes: reproducible stamps); it depends on
-        # the key, the object and the plaintext, so it never repeats for different data.
-        iv = hashlib.sha256(key + b"%d %d" % (ref.num, ref.gen) + data).digest()[:16]
+        # A deterministic IV (same input, same bytes: reproducible stamps), derived from the
+        # key, the object, the value's place in it and the plaintext: equal strings in one
+        # object still get different IVs, and different data never shares one.
+        self._serial += 1
+        iv = hashlib.sha256(key + b"%d %d %d" % (ref.num, ref.gen, self._serial) + data).digest()[:16]
         return aes_cbc_encrypt(key, iv, data)
 
 
