@@ -16,17 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .objects import HexString, Keyword, Name, Ref, Stream, text_string
+from .reader import EncryptionError, PasswordNeeded
 
 # The 32-byte padding string of Algorithm 2.
 PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
 
 
-class EncryptionError(ValueError):
-    """An encrypted file this handler cannot open (and why, in one clause)."""
-
-
-class PasswordNeeded(EncryptionError):
-    """The file needs a user password that was not given (or the one given is wrong)."""
+__all__ = ["EncryptionError", "PasswordNeeded", "Security", "open_security"]
 
 
 @dataclass(frozen=True)

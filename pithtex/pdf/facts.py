@@ -17,9 +17,8 @@ from typing import Any
 
 from ..errors import PithError
 from ..number import PithNumber
-from .crypt import EncryptionError, PasswordNeeded
 from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
+from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, decode_stream, read_failure
 
 # A link to a number's page on any host (pith's baseurl= option may point at a mirror).
 PITH_URL = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")

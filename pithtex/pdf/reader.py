@@ -13,7 +13,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from .crypt import EncryptionError, Security, open_security
 from .objects import Name, Parser, PdfSyntaxError, Ref, Stream
 
 # Section chains longer than this are loops or attacks.
@@ -27,6 +26,14 @@ _HEADER = re.compile(rb"%PDF-(\d\.\d)")
 
 class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
+
+
+class EncryptionError(ValueError):
+    """An encrypted file the standard handler cannot open (and why, in one clause)."""
+
+
+class PasswordNeeded(EncryptionError):
+    """The file needs a user password that was not given (or the one given is wrong)."""
 
 
 # What reading a file can raise: the file system's errors, damage (every ValueError the
@@ -77,7 +84,7 @@ class PdfFile:
         self._objstm: dict[int, tuple[bytes, list[tuple[int, int]], int]] = {}
         self._loading: set[int] = set()
         # Encrypted files: `security` decrypts what `get` returns; `locked` says why it cannot.
-        self.security: Security | None = None
+        self.security: Any = None  # a crypt.Security (imported only for encrypted files)
         self.locked: EncryptionError | None = None
         try:
             self._check_header()
@@ -108,6 +115,8 @@ class PdfFile:
         encrypt = self.trailer.get("Encrypt")
         if encrypt is None:
             return
+        from .crypt import open_security  # `cryptography` costs ~45 ms: only for encrypted files
+
         ref = encrypt if isinstance(encrypt, Ref) else None
         try:
             self.security = open_security(self.get(encrypt), ref, self.trailer.get("ID"), password)

@@ -25,10 +25,9 @@ from typing import Any
 
 from ..errors import PithError, Refused
 from ..number import PithNumber
-from .crypt import EncryptionError
 from .facts import Facts, read_facts
 from .objects import Name, PdfSyntaxError, Ref, Stream
-from .reader import READ_FAILURES, Damaged, PdfFile, decode_stream, read_failure
+from .reader import READ_FAILURES, Damaged, EncryptionError, PdfFile, decode_stream, read_failure
 
 
 class StampError(PithError):
