@@ -416,6 +416,8 @@ def _later_changes(pdf: PdfFile, sections: list) -> tuple[str, ...]:
     nums = {num for section in sections for num in section.entries}
     if not nums:
         return ("bytes appended after the pithtex update",)
+    if pdf.locked is not None:
+        return (f"{len(nums)} object{'s' if len(nums) != 1 else ''} (encrypted: not readable without the password)",)
     catalog = pdf.catalog()
     words = []
     info, meta, root = pdf.trailer.get("Info"), catalog.get("Metadata"), pdf.trailer.get("Root")
