@@ -22,6 +22,7 @@ _STARTXREF = re.compile(rb"startxref[\x00\t\n\x0c\r ]+(\d+)")
 _TABLE_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?:\r\n| \r| \n)")
 _LOOSE_ENTRY = re.compile(rb"[\x00\t\n\x0c\r ]*(\d+)[ ]+(\d+)[ ]+([nf])")
 _HEADER = re.compile(rb"%PDF-(\d\.\d)")
+_OBJSTM_PAIR = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,10})")
 
 
 class Damaged(ValueError):
@@ -55,10 +56,50 @@ def read_failure(path: Path | str, exc: BaseException) -> str:
     return f"{path}: cannot be read as a PDF ({exc.strerror if isinstance(exc, OSError) else exc})"
 
 
+class XrefRows:
+    """An xref stream's entries, decoded row by row when asked for.
+
+    A long paper's xref stream lists thousands of objects; a stamp looks up a dozen, so
+    decoding them all up front would be most of its work.
+    """
+
+    def __init__(self, data: bytes, widths: list[int], index: list[int]) -> None:
+        self.data, self.widths, self.row = data, widths, sum(widths)
+        self.runs: list[tuple[int, int, int]] = []  # (first number, count, first row)
+        rows = 0
+        for i in range(0, len(index) - 1, 2):
+            self.runs.append((index[i], index[i + 1], rows))
+            rows += index[i + 1]
+        if rows * self.row > len(data):
+            raise PdfSyntaxError("xref stream shorter than its /Index")
+
+    def get(self, num: int, default: Any = None) -> Any:
+        for first, count, start in self.runs:  # the first subsection naming a number wins
+            if first <= num < first + count:
+                return self._row(start + num - first)
+        return default
+
+    def _row(self, i: int) -> tuple[int, int, int]:
+        w0, w1, _w2 = self.widths
+        p, d = i * self.row, self.data
+        kind = int.from_bytes(d[p:p + w0], "big") if w0 else 1
+        return kind, int.from_bytes(d[p + w0:p + w0 + w1], "big"), int.from_bytes(d[p + w0 + w1:p + self.row], "big")
+
+    def __iter__(self):
+        for first, count, _start in self.runs:
+            yield from range(first, first + count)
+
+    def items(self):
+        return ((num, self.get(num)) for num in self)
+
+    def top(self) -> int:
+        return max((first + count - 1 for first, count, _ in self.runs if count), default=0)
+
+
 class Section:
     """One cross-reference section: where it is, its form and its trailer."""
 
-    def __init__(self, offset: int, form: str, trailer: dict, entries: dict[int, tuple]) -> None:
+    def __init__(self, offset: int, form: str, trailer: dict, entries: dict[int, tuple] | XrefRows) -> None:
         self.offset = offset
         self.form = form  # "table" or "stream"
         self.trailer = trailer
@@ -78,7 +119,7 @@ class PdfFile:
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
         # With `size`, the file is read as if it ended there (the original under our update).
         self.data = self._map
-        self.xref: dict[int, tuple] = {}
+        self._entries: dict[int, tuple | None] = {}  # object number -> its newest xref entry
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
         self._objstm: dict[int, tuple[bytes, list[tuple[int, int]], int]] = {}
@@ -161,8 +202,6 @@ class PdfFile:
                 for num, entry in self._section(hybrid).entries.items():
                     if section.entries.get(num, (0,))[0] == 0:
                         section.entries[num] = entry
-            for num, entry in section.entries.items():
-                self.xref.setdefault(num, entry)
             prev = section.trailer.get("Prev")
             offset = prev if isinstance(prev, int) else None
         # The newest trailer as written (to tell whose update is last), then completed:
@@ -237,22 +276,7 @@ class PdfFile:
         index = d.get("Index", [0, size])
         if not (isinstance(index, list) and all(isinstance(v, int) and 0 <= v <= MAX_OBJECTS for v in index)):
             raise PdfSyntaxError("bad /Index in xref stream")
-        data = decode_stream(stream)
-        row = sum(widths)
-        pos = 0
-        entries: dict[int, tuple] = {}
-        for i in range(0, len(index) - 1, 2):
-            first, count = index[i], index[i + 1]
-            for num in range(first, first + count):
-                if pos + row > len(data):
-                    raise PdfSyntaxError("xref stream shorter than its /Index")
-                fields, cursor = [], pos
-                for w in widths:
-                    fields.append(int.from_bytes(data[cursor:cursor + w], "big"))
-                    cursor += w
-                pos += row
-                kind = fields[0] if widths[0] else 1
-                entries.setdefault(num, (kind, fields[1], fields[2]))
+        entries = XrefRows(decode_stream(stream), widths, index)
         trailer = {k: v for k, v in d.items() if k not in ("Length", "Filter", "DecodeParms", "W", "Index", "Type")}
         return Section(offset, "stream", trailer, entries)
 
@@ -279,8 +303,14 @@ class PdfFile:
         self._cache[ref.num] = value
         return value
 
+    def entry(self, num: int) -> tuple | None:
+        """(kind, offset or object stream, generation or index) from the newest section naming `num`."""
+        if num not in self._entries:
+            self._entries[num] = next((e for e in (s.entries.get(num) for s in self.sections) if e is not None), None)
+        return self._entries[num]
+
     def _load(self, ref: Ref) -> Any:
-        entry = self.xref.get(ref.num)
+        entry = self.entry(ref.num)
         if entry is not None and entry[0] == 1:
             try:
                 _, value = Parser(self.data, entry[1], self._length).indirect(expect=ref)
@@ -302,14 +332,16 @@ class PdfFile:
                 data = decode_stream(stm)
             except PdfSyntaxError as exc:
                 raise Damaged(f"object stream {stm_num} cannot be decoded: {exc}") from None
-            first = stm.dict.get("First")
-            p = Parser(data)
-            pairs = []
-            try:
-                for _ in range(int(stm.dict.get("N", 0))):
-                    pairs.append((int(p.keyword()), int(p.keyword())))
-            except ValueError:
-                raise Damaged(f"object stream {stm_num} has a broken header") from None
+            first, count = stm.dict.get("First"), stm.dict.get("N", 0)
+            if not (isinstance(count, int) and 0 <= count <= len(data) // 2):
+                raise Damaged(f"object stream {stm_num} has a bad /N")
+            pairs, pos = [], 0
+            for _ in range(count):
+                m = _OBJSTM_PAIR.match(data, pos)
+                if not m:
+                    raise Damaged(f"object stream {stm_num} has a broken header")
+                pairs.append((int(m.group(1)), int(m.group(2))))
+                pos = m.end()
             self._objstm[stm_num] = (data, pairs, first if isinstance(first, int) else 0)
         data, pairs, first = self._objstm[stm_num]
         for num, off in pairs:
@@ -329,7 +361,8 @@ class PdfFile:
         Deliberately not the trailer's /Size: a damaged or hostile /Size (4000000000) copied
         into our update would make a file that only had warnings fail `qpdf --check`.
         """
-        return max(self.xref, default=0)
+        return max((s.entries.top() if isinstance(s.entries, XrefRows) else max(s.entries, default=0)
+                    for s in self.sections), default=0)
 
     def catalog(self) -> dict:
         root = self.get(self.trailer["Root"])
