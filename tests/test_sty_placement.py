@@ -113,10 +113,10 @@ CASES += [(name, "dvips") for name in ("article-twocolumn", "IEEEtran-journal", 
 CASES += [(name, "xelatex") for name in ("article-twocolumn", "IEEEtran-conference", "revtex4-2-reprint")]
 
 
-def paper(variant: Variant, options: str = "", extra_body: str = "") -> str:
+def paper(variant: Variant, options: str = "", extra_body: str = "", preamble: str = "") -> str:
     opts = f"[{options}]" if options else ""
     # revtex and acmart take the front matter inside the document, the others anywhere.
-    return (f"{variant.documentclass}\n\\usepackage{opts}{{pith}}\n\\pithnumber{{{BODY}}}\n"
+    return (f"{variant.documentclass}\n{preamble}\\usepackage{opts}{{pith}}\n\\pithnumber{{{BODY}}}\n"
             f"\\begin{{document}}\n{variant.front}\n\\section{{Introduction}}\n{extra_body}"
             f"{filler()}\n\\end{{document}}\n")
 
@@ -170,7 +170,18 @@ def badge_box(run) -> tuple[Word, list[float]]:
 @pytest.mark.parametrize(("name", "route"), CASES, ids=[f"{n}-{r}" for n, r in CASES])
 def test_badge_is_part_of_the_title_block(tmp_path, name, route):
     variant = VARIANTS[name]
-    run = compile_paper(tmp_path, paper(variant), route)
+    assert_in_title_block(compile_paper(tmp_path, paper(variant), route), variant)
+
+
+# hyperref wraps \maketitle (revtex takes it back); acmart loads hyperref itself.
+@pytest.mark.parametrize("name", ["IEEEtran-conference", "revtex4-2-reprint", "article-twocolumn"])
+def test_hyperref_loaded_first_changes_nothing(tmp_path, name):
+    variant = VARIANTS[name]
+    run = compile_paper(tmp_path, paper(variant, preamble="\\usepackage{hyperref}\n"), "pdflatex")
+    assert_in_title_block(run, variant)
+
+
+def assert_in_title_block(run, variant: Variant) -> None:
     badge, link = badge_box(run)
     words = page_words(run.pdf)
     title = words_of(words, {TITLE_WORD.lower()})
