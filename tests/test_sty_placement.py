@@ -91,6 +91,11 @@ class Variant:
 
 VARIANTS = {
     "article-twocolumn": Variant("\\documentclass[twocolumn]{article}", plain_front(True), "column", SPANNING),
+    # The spanning block many authors build themselves, around \\maketitle and the abstract.
+    "article-twocolumn-own-block": Variant(
+        "\\documentclass[twocolumn]{article}",
+        "\\twocolumn[\\begin{@twocolumnfalse}\n" + plain_front(True) + "\\end{@twocolumnfalse}]\n",
+        "column", AFTER),
     "article": Variant("\\documentclass{article}", plain_front(True), "column", AFTER, 1),
     "IEEEtran-journal": Variant("\\documentclass[journal]{IEEEtran}", IEEE_FRONT, "column", SPANNING),
     "IEEEtran-conference": Variant("\\documentclass[conference]{IEEEtran}", IEEE_FRONT, "column", SPANNING),
