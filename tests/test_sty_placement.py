@@ -111,11 +111,12 @@ VARIANTS = {
     "elsarticle-preprint": Variant("\\documentclass[preprint]{elsarticle}", ELS_FRONT, "block", AFTER, 1),
     "llncs": Variant("\\documentclass{llncs}", LLNCS_FRONT, "column", AFTER, 1),
 }
-# pdflatex everywhere; arXiv's default route (latex -> dvips -> ps2pdf) and xelatex on some.
+# pdflatex everywhere; arXiv's default route (latex -> dvips -> ps2pdf), xelatex and lualatex on some.
 CASES = [(name, "pdflatex") for name in VARIANTS]
 CASES += [(name, "dvips") for name in ("article-twocolumn", "IEEEtran-journal", "revtex4-2-reprint",
                                        "acmart-sigconf", "elsarticle-5p")]
 CASES += [(name, "xelatex") for name in ("article-twocolumn", "IEEEtran-conference", "revtex4-2-reprint")]
+CASES += [("elsarticle-5p", "lualatex")]
 
 
 def paper(variant: Variant, options: str = "", extra_body: str = "", preamble: str = "") -> str:
