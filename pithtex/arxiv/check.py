@@ -166,10 +166,11 @@ def _upload_notes(upload: Upload) -> list[Diagnostic]:
                            f"leave the others out of the upload (pithtex bundle --main {keep} does)", upload.mains[0]))
     unchecked = [m for m in upload.other_mains if _loads_pith(upload, m)]
     if unchecked:
+        where = str(Path(upload.source).parent) if upload.source.lower().endswith(".tex") else upload.source
         out.append(error("pith-file-unchecked", f"{unchecked[0]} loads pith and arXiv compiles it too, but only "
-                         f"{', '.join(upload.mains)} was checked", f"check it as well: pithtex check "
-                         f"{upload.source} --main {unchecked[0]} (or give the folder to check every top-level "
-                         "file)", unchecked[0]))
+                         f"{', '.join(upload.mains)} was checked", f"check every top-level file: pithtex check "
+                         f"{where} (or name {unchecked[0]} in 00README.json's toplevel sources, or leave the "
+                         "others out of the upload)", unchecked[0]))
     if upload.build_products and upload.is_archive:
         shown = ", ".join(upload.build_products[:4]) + (" …" if len(upload.build_products) > 4 else "")
         out.append(warning("build-products", f"build products in the upload ({shown}); the check ignores them",

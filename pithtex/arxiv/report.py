@@ -75,8 +75,8 @@ def verdict(check: Check) -> str:
         if pith and all(_intact(p) for p in pith):
             tail = "; pith badge and metadata intact" + (f" in {', '.join(p.upload.main for p in pith)}"
                                                           if len(check.papers) > 1 else "")
-        files = f"{len(check.papers)} top-level files, each " if len(check.papers) > 1 else ""
-        return f"{files}arXiv-safe on {routes}{tail}"
+        each = "each " if len(check.papers) > 1 else ""
+        return f"{each}arXiv-safe on {routes}{tail}"
     return _failure(diagnostics)
 
 
