@@ -16,14 +16,14 @@ import gzip
 import io
 import os
 import posixpath
-import shutil
 import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import sty
 from ..errors import PithError, Refused
-from . import pithsty, sandbox, texlive
+from . import sandbox, texlive
 from .check import Check, Result, analyse, check_path
 from .scan import scan
 from .upload import Upload, open_upload
@@ -89,9 +89,8 @@ def stage(upload: Upload, dest: Path) -> Upload:
     seen from the same top-level files as the upload."""
     sandbox.copy_upload(upload, dest)
     uses_pith = any(r.name == "pith" for m in upload.mains for r in scan(upload.root, m, upload.files).packages)
-    ours = pithsty.ours()
-    if uses_pith and ours is not None:
-        shutil.copyfile(ours, dest / "pith.sty")
+    if uses_pith:
+        (dest / "pith.sty").write_text(sty.text(), "utf-8")
     staged = open_upload(dest, upload.mains if upload.mains_from == "command line" else None)
     staged.source = upload.source
     staged.other_mains = []  # the top-level files not chosen stay out of the archive
