@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pithtex import sty  # noqa: E402
+
 PITHTEX = Path(sys.executable).parent / "pithtex"
 TARGET_MB = 100
 RUNAWAY = ("\\documentclass{article}\n\\begin{document}\n"
@@ -51,9 +56,9 @@ def main() -> None:
         paper = Path(tmp) / "runaway"
         paper.mkdir()
         (paper / "paper.tex").write_text(RUNAWAY)
-        normal = ROOT / "examples" / "article"
-        if not normal.is_dir():
-            normal = ROOT / "tests" / "fixtures" / "arxiv" / "plain"
+        normal = Path(tmp) / "article"  # as its author uploads it: with pith.sty beside the paper
+        shutil.copytree(ROOT / "examples" / "article", normal)
+        (normal / "pith.sty").write_text(sty.text(), "utf-8")
         base_mb, base_s, base_code = peak_rss_mb(["check", str(normal)])
         run_mb, run_s, run_code = peak_rss_mb(["check", str(paper)])
     tex_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KB on Linux
