@@ -118,7 +118,7 @@ def compile_route(upload: Upload, route: str, workdir: Path, limits: Limits,
     engine = "pdflatex" if route == "pdflatex" else route
     run.seeded = bool(seed)
     _tex_runs(run, engine, upload, limits, seeded=run.seeded)
-    if seed and (run.log.errors or run.timed_out) and not _STOPPING.is_set():
+    if seed and (run.log.errors or run.timed_out or run.log_too_large) and not _STOPPING.is_set():
         shutil.rmtree(workdir)
         return compile_route(upload, route, workdir, limits, nice)
     if route == "latex" and not (run.timed_out or run.log_too_large):
