@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .brand import STATE_OF_EXIT
 from .errors import InvalidNumber
 from .number import PithAlias, PithNumber, parse_reference
 from .record import canonical_of, canonical_sha256, submitted_year, title_sha256
@@ -56,6 +57,7 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         return {
             "verified": self.verified,
+            "state": STATE_OF_EXIT[self.exit_code],
             "number": self.number.body,
             "long": self.number.long,
             "short": self.number.short,
