@@ -16,6 +16,7 @@ import pytest
 from pithtex.arxivid import ArxivId, looks_like, source_problem
 from pithtex.errors import InvalidNumber
 from pithtex.number import PithNumber
+from pithtex.verify import verify_document
 
 from .conftest import BODY, SEED_PATH, assert_clean_error, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
@@ -93,6 +94,9 @@ def test_source_check_ties_the_record_to_the_paper_and_version():
         "fail", "asked for arXiv:2104.04473v2, but the record is of arXiv:2104.04473v5")
     assert source_problem(record, ArxivId.parse("2104.04474"))[0] == "fail"
     assert source_problem({"metadata": {}}, ArxivId.parse("2104.04473"))[0] == "fail"
+    assert verify_document(seed_doc(), arxiv=ArxivId.parse("2104.04473v5")).exit_code == 0
+    report = verify_document(seed_doc(), arxiv=ArxivId.parse("2104.04473v2"))
+    assert report.exit_code == 1 and report.checks["arxiv"].status == "fail" and not report.verified
 
 
 # -- verify arXiv:ID ------------------------------------------------------------------------------

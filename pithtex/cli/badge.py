@@ -130,18 +130,16 @@ def _state(args, number):
 def _arxiv(args):
     """Resolve --arxiv, check the record like `verify arXiv:ID`; (number, state)."""
     from .. import badge
-    from ..arxivid import ArxivId, source_problem
+    from ..arxivid import ArxivId
     from ..errors import PithError
-    from ..record import canonical_of
     from ..resolver import Resolver
-    from ..verify import Check, verify_document
+    from ..verify import verify_document
 
     if args.number or args.record:
         raise PithError("--arxiv names the number itself: give no ID and no --record with it")
     asked = ArxivId.parse(args.arxiv)
     number, fetched = Resolver(args.base_url, offline=args.offline).fetch_arxiv(asked)
-    report = verify_document(fetched.document, _keys(args), expect=number)
-    report.checks["arxiv"] = Check(*source_problem(canonical_of(fetched.document), asked))
+    report = verify_document(fetched.document, _keys(args), expect=number, arxiv=asked)
     return number, _noted(badge.state_of_report(report))
 
 
