@@ -421,8 +421,9 @@ def qr_svg(number: PithNumber, module_px: int = 4) -> str:
 def qr_path(matrix: list[list[bool]]) -> str:
     """Path data drawing each horizontal run of dark modules as one stroke, 1 unit wide,
     along the middle of its row (butt caps: a run of n modules is exactly n units long).
-    Each row starts with an absolute move; the runs after it move relatively ("m2 0"),
-    which keeps a version-4 code near 1.5 kB instead of 7.9 kB of squares."""
+    Each row starts with an absolute move; the runs after it move relatively ("m2 0"):
+    about 1.8 kB of path for a version-4 code (2.2 kB with the SVG around it), where a
+    square per module took 7.9 kB."""
     parts = []
     for y, row in enumerate(matrix):
         x, end = 0, None  # `end`: where the previous run of this row ended
