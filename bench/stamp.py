@@ -104,7 +104,12 @@ def compare(label: str, pdf: Path, work: Path, runs: int) -> dict[str, tuple[flo
     }
     size = pdf.stat().st_size / 2**20
     print(f"\n{label}: {pdf.stat().st_size / 1e6:.1f} MB, median of {runs} runs, whole process")
-    results = {name: measure(cmd, runs, fresh) for name, cmd in tools.items()}
+    # Round robin (one run of each tool in turn), so all see the same machine load.
+    rounds = {name: [] for name in tools}
+    for _ in range(runs):
+        for name, cmd in tools.items():
+            rounds[name].append(measure(cmd, 1, fresh))
+    results = {name: (statistics.median(t for t, _m in got), max(m for _t, m in got)) for name, got in rounds.items()}
     for name, (secs, peak) in results.items():
         print(f"  {name:<14} {secs * 1000:7.0f} ms  {peak:6.1f} MiB peak")
     ours, exif = results["pithtex stamp"][0], results["exiftool"][0]
