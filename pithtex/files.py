@@ -20,15 +20,20 @@ def write_atomic(path: Path | str, data: str | bytes) -> Path:
     return path
 
 
-def append_in_place(path: Path | str, size: int, tail: bytes, commit: int) -> None:
+def append_in_place(path: Path | str, size: int, tail: bytes, commit: int, interim: bytes) -> None:
     """Append `tail` to the regular file `path`, which must still be `size` bytes long.
 
-    O(len(tail)) instead of a copy of the whole file: `tail[:commit]` is written and synced
-    first, then `tail[commit:]` (the final `startxref`/`%%EOF` that makes readers see the
-    update), synced again. Any failure, including Ctrl-C, truncates the file back to `size`,
-    so the original stays readable; the file keeps its inode, mode, owner and links.
-    Refuses (PithError, exit 2) symlinks, anything but a regular file, and a file whose
-    length changed since it was read.
+    O(len(tail)) instead of a copy of the whole file, in two steps:
+    1. `tail[:commit]` followed by `interim` (the *original* `startxref` line, padded to the
+       same length as the final one), then fsync: the data is on disk, and the file still
+       reads as the original (readers follow the last `startxref`; what precedes it is
+       unreferenced);
+    2. `tail[commit:]` (the final `startxref`/`%%EOF`) written over `interim`: one small
+       write inside one block, which makes readers see the update.
+    A crash at any point leaves the original or the stamped file, both readable; any
+    failure we see (also Ctrl-C) truncates the file back to `size`. The file keeps its
+    inode, mode, owner and links. Refuses (PithError, exit 2) symlinks, anything but a
+    regular file, and a file whose length changed since it was read.
     """
     import stat
 
@@ -51,11 +56,12 @@ def append_in_place(path: Path | str, size: int, tail: bytes, commit: int) -> No
             raise PithError(f"{path}: was replaced while being stamped: refusing to append to it")
         if info.st_size != size:
             raise PithError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
+        if len(interim) != len(tail) - commit:
+            raise ValueError("the interim startxref line must be as long as the final one")
         try:
-            pwrite_all(fd, tail[:commit], size)
+            pwrite_all(fd, tail[:commit] + interim, size)
             os.fsync(fd)
             pwrite_all(fd, tail[commit:], size + commit)
-            os.fsync(fd)
         except BaseException as exc:
             os.ftruncate(fd, size)
             os.fsync(fd)

@@ -60,6 +60,35 @@ def test_failure_while_appending_cuts_back_to_the_original(tmp_path: Path, monke
     assert pdf.read_bytes() == original and qpdf_check(pdf) == 0
 
 
+@pytest.mark.parametrize("streams", [False, True])
+def test_a_crash_between_the_two_steps_leaves_the_original_readable(tmp_path: Path, monkeypatch, streams: bool):
+    """Power lost after step 1 (data synced, final startxref not yet written, nothing cut back)."""
+    pdf = make_pdf(tmp_path / "paper.pdf", streams=streams)
+    original = pdf.read_bytes()
+    real = files.pwrite_all
+    calls = []
+
+    def power_cut(fd: int, data: bytes, offset: int) -> None:
+        calls.append(offset)
+        if len(calls) == 2:
+            raise Interrupted
+        real(fd, data, offset)
+
+    monkeypatch.setattr(files, "pwrite_all", power_cut)
+    monkeypatch.setattr(os, "ftruncate", lambda fd, size: None)  # the machine is gone: nothing cuts back
+    with pytest.raises(Interrupted):
+        stamp_file(pdf, pdf, Options(NUMBER))
+    monkeypatch.undo()
+    data = pdf.read_bytes()
+    assert data.startswith(original) and len(data) > len(original)
+    assert qpdf_check(pdf) == 0, "reads as the original: the last startxref is still the original's"
+    proc = pithtex_cli("inspect", str(pdf), "--json")
+    assert proc.returncode == 0 and '"number": null' in proc.stdout
+    # and stamping again works on the crashed file
+    assert pithtex_cli("stamp", str(pdf), "--number", BODY, "--in-place").returncode == 0
+    assert qpdf_check(pdf) == 0
+
+
 def test_disk_errors_are_one_sentence_and_leave_the_file(tmp_path: Path, monkeypatch):
     pdf = make_pdf(tmp_path / "paper.pdf")
     original = pdf.read_bytes()
@@ -77,15 +106,15 @@ def test_append_refuses_what_is_not_the_file_it_read(tmp_path: Path):
     pdf = make_pdf(tmp_path / "paper.pdf")
     size = pdf.stat().st_size
     with pytest.raises(PithError, match="changed size"):
-        files.append_in_place(pdf, size - 1, b"x", 0)
+        files.append_in_place(pdf, size - 1, b"x", 0, b"y")
     link = tmp_path / "link.pdf"
     link.symlink_to(pdf)
     with pytest.raises(PithError, match="symbolic link"):
-        files.append_in_place(link, size, b"x", 0)
+        files.append_in_place(link, size, b"x", 0, b"y")
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     with pytest.raises(PithError, match="not a regular file"):
-        files.append_in_place(fifo, 0, b"x", 0)
+        files.append_in_place(fifo, 0, b"x", 0, b"y")
     assert pdf.stat().st_size == size
 
 

@@ -80,10 +80,17 @@ def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
         if in_place and keep == pdf.size:
             from ..files import append_in_place
 
-            append_in_place(src, pdf.size, tail, tail.rindex(b"startxref"))
+            commit = tail.rindex(b"startxref")
+            append_in_place(src, pdf.size, tail, commit, _interim(tail[commit:], pdf.startxref))
         else:
             _write(output, src, keep, tail, in_place=in_place)
         return outcome
+
+
+def _interim(final: bytes, original: int) -> bytes:
+    """The original's `startxref` line, zero-padded to the length of our final one."""
+    width = len(final) - len(b"startxref\n\n%%EOF\n")
+    return b"startxref\n%0*d\n%%%%EOF\n" % (width, original)
 
 
 def _same_file(src: Path, output: Path) -> bool:
