@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import PithError
 from .stamp import Options, Outcome, revert_file, stamp_file
 
 
-@dataclass
-class Task:
+class Task(NamedTuple):
     source: Path
     output: Path
     options: Options

@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import PithError, Refused
 from ..number import PithNumber
@@ -34,8 +34,10 @@ class StampError(PithError):
     """A file that cannot be stamped because it cannot be read as a PDF."""
 
 
-@dataclass
-class Options:
+class Options(NamedTuple):
+    """What a stamp is asked to do (a NamedTuple: cheaper to define than a dataclass, and
+    start-up time is most of a stamp's time)."""
+
     number: PithNumber | None = None
     record: bytes | None = None  # the record file's bytes, for --attach-record
     badge: bool = False
@@ -44,18 +46,17 @@ class Options:
     password: bytes | None = None
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     source: str
     output: str | None
     status: str  # "stamped", "unchanged", "reverted"
     number: str | None = None
-    changed: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    changed: Sequence[str] = ()
+    warnings: Sequence[str] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.source, "output": self.output, "status": self.status, "number": self.number,
-                "changed": self.changed, "warnings": self.warnings}
+                "changed": list(self.changed), "warnings": list(self.warnings)}
 
 
 def default_output(src: Path) -> Path:
@@ -76,7 +77,7 @@ def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
                 _write(output, src, pdf.size, b"", in_place=False)
             return outcome
         keep, tail, outcome = plan
-        outcome.output = str(output)
+        outcome = outcome._replace(output=str(output))
         if in_place and keep == pdf.size:
             from ..files import append_in_place
 
@@ -224,8 +225,7 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] 
     carry = Options(number, opts.record, opts.badge or any(lk.number.body == number.body for lk in
                                                            facts.page1_links), opts.attach, opts.force)
     if facts.attachment is not None and facts.attachment.body == number.body and carry.record is None:
-        carry.record = facts.attachment_bytes
-        carry.attach = carry.record is not None
+        carry = carry._replace(record=facts.attachment_bytes, attach=facts.attachment_bytes is not None)
     long = _xmp_long(facts, number)
     with _open(src, original, opts.password) as base:
         base_facts = _facts(base, src)
