@@ -256,9 +256,10 @@ def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool
     links: list[Link] = []
     limit = MAX_LINK_PAGES if pages is None else min(pages, MAX_LINK_PAGES)
     complete, left = True, 0.0
-    for i, (_ref, page, inherited) in enumerate(pdf.pages()):
+    # One page beyond the limit tells whether there were more; with `pages` given, never look past it.
+    for i, (_ref, page, inherited) in enumerate(pdf.pages(limit=limit if pages is not None else limit + 1)):
         if i >= limit:
-            complete = pages is not None and pages <= limit
+            complete = False
             break
         if i == 0:
             box = _box(pdf, inherited.get("MediaBox"))
