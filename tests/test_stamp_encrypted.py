@@ -206,3 +206,22 @@ def test_identity_crypt_filters(tmp_path: Path, streams: str, strings: str):
     assert (b"/PithNumber (" + BODY.encode() in tail) == (strings == "Identity"), "strings: as /StrF says"
     revert_file(out, tmp_path / "back.pdf")
     assert (tmp_path / "back.pdf").read_bytes() == locked.read_bytes()
+
+
+def test_libreoffice_file_with_a_user_password(tmp_path: Path):
+    """A real file from another tool (LibreOffice, R3 RC4-128, user password "openpassword")."""
+    from .conftest import fixture_pdf
+
+    src = fixture_pdf("005")
+    out = tmp_path / "out.pdf"
+    proc = pithtex_cli("stamp", str(src), "-o", str(out), "--number", BODY, "--password", "openpassword")
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(src.read_bytes())
+    assert show_encryption(out, "openpassword") == show_encryption(src, "openpassword")
+    with pikepdf.open(out, password="openpassword") as pdf:
+        assert str(pdf.docinfo["/PithNumber"]) == BODY
+    proc = pithtex_cli("inspect", str(out), "--password", "openpassword", "--json")
+    assert proc.returncode == 0 and f'"number": "{BODY}"' in proc.stdout
+    back = tmp_path / "back.pdf"
+    assert pithtex_cli("stamp", str(out), "--revert", "-o", str(back)).returncode == 0
+    assert back.read_bytes() == src.read_bytes()
