@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import brand
+from . import brand, sty_options
 from .files import write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -25,7 +25,7 @@ def environment():
     """Jinja2 with delimiters that cannot clash with TeX's braces and percent signs."""
     import jinja2
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         # `<<`/`>>` would clash with PDF dictionaries in driver specials, `{}`/`%` with TeX.
         block_start_string=r"\BLOCK{",
@@ -40,6 +40,9 @@ def environment():
         autoescape=False,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["expl3"] = sty_options.expl3_text
+    env.filters["latex"] = sty_options.latex_text
+    return env
 
 
 def _num(x: float) -> str:
@@ -101,7 +104,9 @@ def context() -> dict[str, object]:
         "logo_size_int": int(brand.LOGO_SIZE),
         "logo_pdf": logo_path("pdf"),
         "logo_ps": logo_path("ps"),
-        "example_body": "YBK5PTAKOSCXY2WMLIIB7DMYH6",
+        "example_body": sty_options.EXAMPLE_BODY,
+        "options": sty_options.OPTIONS,
+        "messages": sty_options.MESSAGES,
     }
 
 
