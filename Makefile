@@ -15,7 +15,7 @@ APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra
 	texlive-science texlive-lang-french texlive-lang-german latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
 	chromium fonts-dejavu-core
 
-.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean
+.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean texlive-matrix doc
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
@@ -23,6 +23,8 @@ help:
 	@echo "make render re-render latex/pith.sty and the web assets from the templates"
 	@echo "make examples  build every example paper into $(OUT)/examples/<class>/paper.pdf"
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
+	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root)"
+	@echo "make doc    the manual, latex/pith-doc.tex -> $(OUT)/doc/pith-doc.pdf"
 
 $(BIN)/pithtex: pyproject.toml
 	@# Debian's python3 needs python3-venv for `-m venv`; install it when we can.
@@ -85,3 +87,23 @@ bench: venv system-packages
 
 clean:
 	rm -rf $(OUT) .pytest_cache .ruff_cache
+
+# TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
+# Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under
+# TEXLIVE_CACHE, built once from the Debian mirror apt already uses. cm-super and lmodern
+# give T1/TS1 text Type 1 fonts there (microtype's expansion refuses bitmap fonts).
+TEXLIVE_CACHE ?= /var/cache/pithtex-texlive
+TEXLIVE_SUITES ?= system trixie forky
+TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super-minimal lmodern
+
+texlive-matrix: venv system-packages
+	@for suite in $(filter-out system,$(TEXLIVE_SUITES)); do \
+	  tools/texlive-chroot.sh $$suite $(TEXLIVE_CACHE)/$$suite $(TEXLIVE_CHROOT_PACKAGES) || exit 1; \
+	done
+	tools/texlive-matrix.sh $(TEXLIVE_CACHE) $(BIN)/pytest $(TEXLIVE_SUITES)
+
+# The manual: latex/pith-doc.tex (rendered with pith.sty by `pithtex render`) compiled
+# beside a fresh pith.sty into latex/pith-doc.pdf (not in git; it ships in the CTAN zip).
+doc: venv system-packages
+	$(PITHTEX) render --check
+	$(BIN)/python -m pithtex.manual latex

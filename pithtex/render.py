@@ -1,4 +1,4 @@
-"""Render generated files (latex/pith.sty and its copies) from templates and `brand`.
+"""Render generated files (latex/pith.sty, its copies, the manual's source) from templates.
 
 The LaTeX package is never edited by hand: `render_all` writes it from
 `templates/pith.sty.j2` and the brand values, and `check` says which committed files
@@ -15,6 +15,7 @@ from .files import write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
+DOC_PATH = Path("latex") / "pith-doc.tex"  # the manual's source; `make doc` compiles it
 # Every example folder is an arXiv upload, so each carries its own pith.sty copy.
 EXAMPLE_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
 # Bezier constant for a quarter circle.
@@ -114,10 +115,14 @@ def render_sty() -> str:
     return environment().get_template("pith.sty.j2").render(**context())
 
 
+def render_doc() -> str:
+    return environment().get_template("pith-doc.tex.j2").render(**context())
+
+
 def outputs(root: Path) -> dict[Path, str]:
     """Each generated path (relative to root) and the text it must hold."""
     sty = render_sty()
-    files = {STY_PATH: sty}
+    files = {STY_PATH: sty, DOC_PATH: render_doc()}
     for cls in EXAMPLE_CLASSES:
         folder = Path("examples") / cls
         if (root / folder).is_dir():

@@ -6,7 +6,12 @@
 # carries DIR/.pithtex-ready and is reused as is; a half-built one is started over.
 set -euo pipefail
 suite=$1; dir=$2; shift 2
-[ -f "$dir/.pithtex-ready" ] && { echo "reusing $dir"; exit 0; }
+if [ -f "$dir/.pithtex-ready" ]; then
+  # Reused as is, plus whatever the package list gained since it was built.
+  missing=$(for p in "$@"; do chroot "$dir" dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+  [ -z "$missing" ] || DEBIAN_FRONTEND=noninteractive chroot "$dir" apt-get install -y -qq --no-install-recommends $missing
+  echo "reusing $dir: $(cat "$dir/.pithtex-ready")"; exit 0
+fi
 [ "$(id -u)" = 0 ] || { echo "texlive-chroot: debootstrap and chroot need root"; exit 1; }
 command -v debootstrap >/dev/null || \
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=900 debootstrap >/dev/null

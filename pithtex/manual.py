@@ -1,0 +1,71 @@
+"""Build the manual: latex/pith-doc.tex (rendered by `pithtex render`) -> pith-doc.pdf.
+
+`make doc` runs `python -m pithtex.manual`. The manual loads the package it documents,
+so it is compiled next to a fresh latex/pith.sty and shows its own badge. TeX runs in a
+scratch folder (two pdflatex passes for the long tables); only the PDF is copied out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .files import write_atomic
+from .render import DOC_PATH, STY_PATH, render_doc, render_sty
+
+PDF_NAME = "pith-doc.pdf"
+TEX_TIMEOUT = 180  # seconds per pass; the manual takes about one
+
+
+class ManualError(Exception):
+    """pdflatex is missing or the manual did not compile (the message says where to look)."""
+
+
+def build(out_dir: Path) -> Path:
+    """Compile the manual into out_dir/pith-doc.pdf and return that path."""
+    if shutil.which("pdflatex") is None:
+        raise ManualError("pdflatex is not installed (make system-packages)")
+    with tempfile.TemporaryDirectory(prefix="pith-doc-") as tmp:
+        work = Path(tmp)
+        (work / STY_PATH.name).write_text(render_sty(), encoding="utf-8")
+        (work / DOC_PATH.name).write_text(render_doc(), encoding="utf-8")
+        for _ in range(2):
+            # TeX's own output stays out (the log file has it all): nothing unbounded is read.
+            proc = subprocess.run(
+                ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", DOC_PATH.name],
+                cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=TEX_TIMEOUT,
+                stdin=subprocess.DEVNULL, env={**os.environ, "SOURCE_DATE_EPOCH": "1700000000"})
+            if proc.returncode != 0:
+                log = work / DOC_PATH.with_suffix(".log").name
+                raise ManualError("pdflatex failed on the manual:\n" + _log_tail(log))
+        pdf = out_dir / PDF_NAME
+        write_atomic(pdf, (work / PDF_NAME).read_bytes())
+    return pdf
+
+
+def _log_tail(log: Path, lines: int = 12) -> str:
+    """The last lines of TeX's log, where the error is."""
+    if not log.is_file():
+        return "(no log)"
+    with log.open("rb") as f:
+        f.seek(max(0, log.stat().st_size - 4000))
+        return "\n".join(f.read().decode("utf-8", "replace").splitlines()[-lines:])
+
+
+def main(argv: list[str]) -> int:
+    out_dir = Path(argv[0]) if argv else DOC_PATH.parent
+    try:
+        pdf = build(out_dir)
+    except (ManualError, subprocess.TimeoutExpired, OSError) as exc:
+        print(f"pithtex: manual: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {pdf}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
