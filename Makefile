@@ -94,7 +94,7 @@ clean:
 # give T1/TS1 text Type 1 fonts there (microtype's expansion refuses bitmap fonts).
 TEXLIVE_CACHE ?= /var/cache/pithtex-texlive
 TEXLIVE_SUITES ?= system trixie forky
-TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super-minimal lmodern
+TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super lmodern
 
 texlive-matrix: venv system-packages
 	@for suite in $(filter-out system,$(TEXLIVE_SUITES)); do \

@@ -113,6 +113,9 @@ MESSAGES: tuple[Message, ...] = (
             "That package writes the one XMP packet a PDF may have; the number is in Info."),
     Message("xmp-hyperxmp", "info", "pith properties added to hyperxmp's XMP packet",
             "Nothing to do: one packet, hyperxmp's, carries the pith properties."),
+    Message("xmp-pdfa", "info", "PDF/A: the pith properties stay out of the XMP packet (LaTeX cannot yet "
+            "declare the extension schema PDF/A needs for them); Info keys written",
+            "Nothing to do: the number is in the Info dictionary, and the PDF/A packet stays valid."),
     Message("xmp-kernel", "info", "PDF management without \\pdfmeta_xmp_add:n: XMP left to the kernel",
             "This LaTeX is older than 2022-09; the number is in Info. Update TeX Live for XMP."),
 )

@@ -19,7 +19,8 @@ for suite in $suites; do
     mkdir -p "$root$work"
     mountpoint -q "$root$work" || { mount --bind "$work" "$root$work" && mounted=$root$work; }
   fi
-  version=$(${root:+chroot "$root"} pdflatex --version | head -1 | sed 's/.*(\(TeX Live [^)]*\)).*/\1/')
+  # Debian's texlive-base version names the TeX Live release (2024.20250309 in trixie).
+  version="TeX Live $(${root:+chroot "$root"} dpkg-query -W -f '${Version}' texlive-base)"
   rm -rf "${work:?}/$suite"
   report=$work/$suite.xml
   PITH_TEXLIVE_ROOT=$root "$pytest" tests/test_sty_routes.py tests/test_sty_coexist.py \
