@@ -108,6 +108,7 @@ def context() -> dict[str, object]:
         "example_body": sty_options.EXAMPLE_BODY,
         "options": sty_options.OPTIONS,
         "messages": sty_options.MESSAGES,
+        "manual_classes": sty_options.MANUAL_CLASSES,
     }
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from . import brand
 
 EXAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+# The example papers (examples/<class>/) whose page 1 the manual shows, built with it.
+MANUAL_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import re
 
 from pithtex.manual import build
 from pithtex.render import render_doc, render_sty
-from pithtex.sty_options import MESSAGE_NAMES, OPTION_NAMES, OPTIONS, latex_text
+from pithtex.sty_options import MANUAL_CLASSES, MESSAGE_NAMES, OPTION_NAMES, OPTIONS, latex_text
 
 from .conftest import BODY, URL
 from .texrun import read_facts
@@ -51,3 +51,10 @@ def test_manual_builds_and_shows_its_own_badge(tmp_path):
     assert URL in facts.link_uris and facts.info_number == BODY
     assert "pith:" + BODY in facts.compact_text
     assert not list(tmp_path.glob("*.tmp"))
+    # Page 1 of every example paper is in there, as an included PDF page (a form XObject).
+    import pikepdf
+
+    with pikepdf.open(pdf) as doc:
+        forms = {name for page in doc.pages for name, obj in (page.Resources.get("/XObject") or {}).items()
+                 if obj.get("/Subtype") == "/Form"}
+    assert len(forms) >= len(MANUAL_CLASSES), forms
