@@ -15,7 +15,7 @@ APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra
 	texlive-science texlive-lang-french texlive-lang-german latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
 	chromium fonts-dejavu-core
 
-.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean texlive-matrix doc
+.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan texlive-matrix doc
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
@@ -23,6 +23,8 @@ help:
 	@echo "make render re-render latex/pith.sty and the web assets from the templates"
 	@echo "make examples  build every example paper into $(OUT)/examples/<class>/paper.pdf"
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
+	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
+	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
 	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root)"
 	@echo "make doc    the manual, latex/pith-doc.tex -> $(OUT)/doc/pith-doc.pdf"
 
@@ -59,12 +61,14 @@ render: venv
 	$(PITHTEX) render
 
 # Every example paper (examples/<class>/paper.tex, an arXiv upload each) built with
-# pdflatex into $(OUT)/examples/<class>/ so the upload folders stay clean.
+# pdflatex into $(OUT)/examples/<class>/, beside the current pith.sty, so the upload
+# folders stay clean.
 examples: venv system-packages
 	$(PITHTEX) render --check
 	@for dir in examples/*/; do \
 	  cls=$$(basename $$dir); [ -f $$dir/paper.tex ] || continue; \
 	  rm -rf $(OUT)/examples/$$cls && mkdir -p $(OUT)/examples && cp -r $$dir $(OUT)/examples/$$cls; \
+	  $(PITHTEX) sty $(OUT)/examples/$$cls >/dev/null; \
 	  for pass in 1 2; do \
 	    (cd $(OUT)/examples/$$cls && pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null) \
 	      || { echo "failed: $$cls (see $(OUT)/examples/$$cls/paper.log)"; exit 1; }; \
@@ -85,8 +89,30 @@ lint: venv
 bench: venv system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
+# The release: sdist and wheel from pyproject.toml (version from pithtex/brand.py, the same
+# one pith.sty declares), then twine's check of what PyPI would show.
+dist: venv
+	$(PITHTEX) render --check
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
+# pith.zip as CTAN expects a package: one top folder pith/ with the README, the .sty, the
+# manual's source and PDF (when built), and the licence statement. No hidden files, no
+# executable bits, files only from latex/.
+CTAN_DIR := $(OUT)/ctan/pith
+ctan: venv
+	$(PITHTEX) render --check
+	rm -rf $(OUT)/ctan $(OUT)/pith.zip && mkdir -p $(CTAN_DIR)
+	install -m 644 latex/README.md latex/pith.sty latex/LICENSE $(CTAN_DIR)/
+	@for f in latex/pith-doc.tex $(OUT)/doc/pith-doc.pdf; do \
+	  if [ -f $$f ]; then install -m 644 $$f $(CTAN_DIR)/; else echo "note: $$f not there yet, left out of pith.zip"; fi; \
+	done
+	cd $(OUT)/ctan && $(CURDIR)/$(BIN)/python -m zipfile -c ../pith.zip pith
+	@echo "wrote $(OUT)/pith.zip:"; $(BIN)/python -m zipfile -l $(OUT)/pith.zip
+
 clean:
-	rm -rf $(OUT) .pytest_cache .ruff_cache
+	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache
 
 # TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
 # Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under
@@ -103,7 +129,8 @@ texlive-matrix: venv system-packages
 	tools/texlive-matrix.sh $(TEXLIVE_CACHE) $(BIN)/pytest $(TEXLIVE_SUITES)
 
 # The manual: latex/pith-doc.tex (rendered with pith.sty by `pithtex render`) compiled
-# beside a fresh pith.sty into latex/pith-doc.pdf (not in git; it ships in the CTAN zip).
+# beside a fresh pith.sty into $(OUT)/doc/pith-doc.pdf (not in git), where `make ctan`
+# takes it from.
 doc: venv system-packages
 	$(PITHTEX) render --check
-	$(BIN)/python -m pithtex.manual latex
+	$(BIN)/python -m pithtex.manual $(OUT)/doc

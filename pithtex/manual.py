@@ -77,7 +77,7 @@ def _log_tail(log: Path, lines: int = 12) -> str:
 
 
 def main(argv: list[str]) -> int:
-    out_dir = Path(argv[0]) if argv else DOC_PATH.parent
+    out_dir = Path(argv[0]) if argv else Path("out") / "doc"
     try:
         pdf = build(out_dir)
     except (ManualError, subprocess.TimeoutExpired, OSError) as exc:

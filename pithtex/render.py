@@ -1,9 +1,11 @@
-"""Render generated files (latex/pith.sty, its copies, the manual's source) from templates.
+"""Render the project's generated files, latex/pith.sty and the manual's source
+latex/pith-doc.tex, from their templates, `brand` and `sty_options`.
 
 The LaTeX package is never edited by hand: `render_all` writes it from
-`templates/pith.sty.j2` and the brand values, and `check` says which committed files
-differ from a fresh render. Output is deterministic (no clock, no paths), so a render
-on any machine gives the same bytes.
+`templates/pith.sty.j2` and the brand values, and `check` says whether the committed copy
+differs from a fresh render. Papers get their copy with `pithtex sty` (pithtex.sty).
+Output is deterministic (no clock, no paths), so a render on any machine gives the same
+bytes.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import brand, sty_options
+from .errors import PithError
 from .files import write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
 DOC_PATH = Path("latex") / "pith-doc.tex"  # the manual's source; `make doc` compiles it
-# Every example folder is an arXiv upload, so each carries its own pith.sty copy.
-EXAMPLE_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+# What marks a folder as a pithtex checkout, the only place `render` writes into.
+CHECKOUT_MARK = Path("pithtex") / "templates" / "pith.sty.j2"
 # Bezier constant for a quarter circle.
 _KAPPA = 0.5522847498
 
@@ -122,17 +125,14 @@ def render_doc() -> str:
 
 def outputs(root: Path) -> dict[Path, str]:
     """Each generated path (relative to root) and the text it must hold."""
-    sty = render_sty()
-    files = {STY_PATH: sty, DOC_PATH: render_doc()}
-    for cls in EXAMPLE_CLASSES:
-        folder = Path("examples") / cls
-        if (root / folder).is_dir():
-            files[folder / "pith.sty"] = sty
-    return files
+    if not (root / CHECKOUT_MARK).is_file():
+        raise PithError(f"{root}: not a pithtex checkout (no {CHECKOUT_MARK.as_posix()}); render regenerates the "
+                        "project's latex/pith.sty. To put pith.sty next to a paper, run `pithtex sty`")
+    return {STY_PATH: render_sty(), DOC_PATH: render_doc()}
 
 
 def render_all(root: Path | str = ".") -> list[Path]:
-    """Write latex/pith.sty and every example's copy; return the paths written."""
+    """Write latex/pith.sty and latex/pith-doc.tex; return the paths written."""
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():

@@ -107,6 +107,9 @@ MESSAGES: tuple[Message, ...] = (
             "Review copies carry no Pith Number; the public version drops the review option."),
     Message("title", "info", "Badge placed after \\maketitle (cmd/maketitle/after hook)",
             "Nothing to do: the badge is under the title block."),
+    Message("in-block", "info", "Badge placed #1",
+            "Nothing to do: in a title block set across the page (two columns, or revtex's), the "
+            "badge is its last line, centred."),
     Message("first-page", "info", "Badge placed at the top of page 1 (shipout/foreground: no title "
             "block placed it before page 1 was shipped)",
             "The class built its title without \\maketitle, or page 1 is a title page; use "
