@@ -22,6 +22,13 @@ XMP_PREFIX = "pith"
 
 LABEL = "pith"
 
+# The words a badge uses for its state, the same in the SVG, PNG, web element, CLI and
+# README: verified (exit 0), invalid (exit 1: the record verifiably fails), unchecked
+# (exit 3: nothing could be decided: unknown key, network, CORS, no Ed25519, ...).
+VERIFIED, INVALID, UNCHECKED = "verified", "invalid", "unchecked"
+CHECKING = "checking"  # the web element's word while its check runs
+STATES = (VERIFIED, INVALID, UNCHECKED)
+
 
 @dataclass(frozen=True)
 class Colour:
@@ -51,9 +58,11 @@ class Theme:
     message_bg: Colour
     message_fg: Colour
     verified_bg: Colour
-    # Web badges: the state shown while checking, or when a check failed (never red:
-    # "unverified" means "not shown to be", which is not "shown to be false").
-    unverified_bg: Colour = Colour("#9f9f9f")
+    # The other states (see STATES): red only when the record verifiably fails (exit 1);
+    # grey when nothing could be decided (exit 3) or while checking. Every status colour
+    # holds WCAG AA (4.5:1) against message_fg, the status text colour.
+    invalid_bg: Colour
+    unchecked_bg: Colour
 
 
 LIGHT = Theme(
@@ -62,6 +71,8 @@ LIGHT = Theme(
     message_bg=Colour("#0b7a75"),
     message_fg=Colour("#ffffff"),
     verified_bg=Colour("#2e7d32"),
+    invalid_bg=Colour("#c62828"),
+    unchecked_bg=Colour("#6a6a6a"),
 )
 DARK = Theme(
     label_bg=Colour("#3a3a3a"),
@@ -69,6 +80,8 @@ DARK = Theme(
     message_bg=Colour("#14a39c"),
     message_fg=Colour("#0d1117"),
     verified_bg=Colour("#3fb950"),
+    invalid_bg=Colour("#f85149"),
+    unchecked_bg=Colour("#8b949e"),
 )
 THEMES = {"light": LIGHT, "dark": DARK}
 

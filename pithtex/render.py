@@ -1,4 +1,4 @@
-"""Render generated files (latex/pith.sty and its copies) from templates and `brand`.
+"""Render generated files (latex/pith.sty, its copies, the web/ package) from templates and `brand`.
 
 The LaTeX package is never edited by hand: `render_all` writes it from
 `templates/pith.sty.j2` and the brand values, and `check` says which committed files
@@ -117,7 +117,16 @@ def outputs(root: Path) -> dict[Path, str]:
         folder = Path("examples") / cls
         if (root / folder).is_dir():
             files[folder / "pith.sty"] = sty
+    if (root / "web").is_dir():  # the project's npm package; a paper's folder has none
+        files.update(_web_package())
     return files
+
+
+def _web_package() -> dict[Path, str]:
+    """The npm package under web/ (the <pith-badge> element), rendered like pith.sty."""
+    from .webassets import package_files
+
+    return package_files()
 
 
 def render_all(root: Path | str = ".") -> list[Path]:
