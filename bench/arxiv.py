@@ -1,7 +1,7 @@
 """`pithtex check --engine all` against the slowest single route, measured side by side.
 
 The three arXiv routes run in parallel, so checking all of them should cost little more
-than the slowest one alone. Target (issue 6): all / slowest single <= 1.3.
+than the slowest one alone. Target: all / slowest single <= 1.3.
 Run: .venv/bin/python bench/arxiv.py [PAPER_FOLDER] [REPEATS]
 """
 

@@ -13,8 +13,6 @@ VERSION = "0.1.0"
 RELEASE_DATE = "2026/11/30"
 
 BASE_URL = "https://pith.science"
-NUMBER_URL = BASE_URL + "/pith/{body}"
-RECORD_URL = BASE_URL + "/pith/{body}.json"
 PAPER_URL = BASE_URL + "/paper/{short8}"
 
 XMP_NAMESPACE = "https://pith.science/ns/1.0/"
@@ -109,4 +107,10 @@ LOGO: tuple[Circle, ...] = (
 
 
 def number_url(body: str, base_url: str = BASE_URL) -> str:
+    """A number's page on the resolver at `base_url`."""
     return f"{base_url.rstrip('/')}/pith/{body}"
+
+
+def record_url(body: str, base_url: str = BASE_URL) -> str:
+    """A number's JSON record on the resolver at `base_url`."""
+    return number_url(body, base_url) + ".json"

@@ -105,7 +105,7 @@ class Resolver:
 
     # -- public ------------------------------------------------------------------------------
     def record_url(self, number: PithNumber) -> str:
-        return f"{self.base}/pith/{number.body}.json"
+        return brand.record_url(number.body, self.base)
 
     def fetch_record(self, number: PithNumber) -> Fetched:
         """The record for `number` (unverified!), from the network, a 304 or the cache."""
@@ -135,7 +135,7 @@ class Resolver:
         status, data, etag = self._get(url, headers)
         if status == 404:
             # Some deployments serve JSON only through content negotiation on the page URL.
-            page = f"{self.base}/pith/{number.body}"
+            page = number.url_at(self.base)
             status, data, etag = self._get(page, {**headers, "Accept": "application/ld+json"})
             url = page
             if status == 404:

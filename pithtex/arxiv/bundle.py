@@ -14,14 +14,14 @@ import gzip
 import io
 import os
 import posixpath
-import shutil
 import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import sty
 from ..errors import PithError, Refused
-from . import pithsty, sandbox
+from . import sandbox
 from .check import Result, analyse, check_path
 from .scan import scan
 from .upload import Upload, open_upload
@@ -70,9 +70,8 @@ def stage(upload: Upload, dest: Path) -> Upload:
     """A copy of the upload with our current pith.sty at the top level when pith is used."""
     sandbox.copy_upload(upload, dest)
     uses_pith = any(r.name == "pith" for r in scan(upload.root, upload.main, upload.files).packages)
-    ours = pithsty.ours()
-    if uses_pith and ours is not None:
-        shutil.copyfile(ours, dest / "pith.sty")
+    if uses_pith:
+        (dest / "pith.sty").write_text(sty.text(), "utf-8")
     staged = open_upload(dest / upload.main)
     staged.source = upload.source
     return staged
