@@ -19,7 +19,7 @@ from pithtex.trust import KeyRing, PublicKey, pinned_keys
 from pithtex.verify import verify_document
 
 from . import browserkit
-from .conftest import BODY
+from .conftest import BODY, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
 
 
@@ -109,3 +109,34 @@ def test_render_web_assets(tmp_path):
                      "pith-badge.mjs"]
     assert all(p.stat().st_size > 0 for p in written)
     assert not [p for p in (tmp_path / "web").iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_cli_embed_cdn_prints_the_snippet_and_writes_no_script(tmp_path):
+    proc = pithtex_cli("badge", BODY, "--format", "embed", "--cdn")
+    assert proc.returncode == 0 and proc.stdout == webassets.embed_snippet(PithNumber(BODY), cdn=True)
+    assert proc.stderr == ""
+    out = tmp_path / "badge.html"
+    proc = pithtex_cli("badge", BODY, "--format", "embed", "--cdn", "-o", str(out))
+    assert proc.returncode == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["badge.html"]
+    proc = pithtex_cli("badge", BODY, "--format", "embed", "-o", str(out))  # self-hosted: the script beside it
+    assert (tmp_path / "pith-badge.js").read_text() == webassets.render_script()
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_segment_holds_wcag_aa_contrast(theme):
+    colours = badgeshape.theme_table(webassets.brand.THEMES[theme])
+    pairs = [("labelBg", "labelFg"), ("messageBg", "messageFg")]
+    pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
+    for bg, fg in pairs:
+        assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
