@@ -143,7 +143,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _firefox_profile(folder: Path, scale: float) -> None:
+def firefox_profile(folder: Path, scale: float) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     dead = free_port()  # nothing listens there: any request off 127.0.0.1 fails at once
     prefs = {
@@ -179,7 +179,7 @@ def run(browser: str, server: PageServer, url: str, token: str, tmp: Path, scree
                f"--user-data-dir={tmp / 'chromium-profile'}", f"--window-size={w},{h}", f"--screenshot={shot}", url]
     else:
         profile = tmp / "firefox-profile"
-        _firefox_profile(profile, scale)
+        firefox_profile(profile, scale)
         cmd = [exe, "--headless", "--no-remote", "--profile", str(profile), "--screenshot", str(shot),
                f"--window-size={w},{h}", url]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "LANG": "C.UTF-8", "MOZ_HEADLESS": "1"}

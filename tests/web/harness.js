@@ -67,19 +67,16 @@
 
   const key = (el, type, k) => el.dispatchEvent(new KeyboardEvent(type, { key: k, bubbles: true, composed: true, cancelable: true }));
 
+  // Opening by real keys is tested with a driver (tests/drivers.py); here: the parts and Escape.
   async function keyboard(el) {
     const root = el.shadowRoot, button = root.querySelector("button"), panel = root.querySelector(".panel");
     const steps = {};
     button.focus();
     steps.focused = root.activeElement === button && button.tabIndex >= 0 && button.localName === "button";
-    key(button, "keydown", "Enter");
-    steps.enter = [button.getAttribute("aria-expanded"), panel.hidden, panel.getBoundingClientRect().height > 0];
+    button.click();
+    steps.click = [button.getAttribute("aria-expanded"), panel.hidden, panel.getBoundingClientRect().height > 0];
     key(button, "keydown", "Escape");
     steps.escape = [button.getAttribute("aria-expanded"), panel.hidden, root.activeElement === button];
-    key(button, "keydown", " "); key(button, "keyup", " ");
-    steps.space = [button.getAttribute("aria-expanded"), panel.hidden];
-    button.click();
-    steps.click = [button.getAttribute("aria-expanded"), panel.hidden];
     steps.controls = root.getElementById(button.getAttribute("aria-controls")) === panel;
     return steps;
   }

@@ -316,14 +316,8 @@ class PithBadge extends HTMLElement {
     this._panel.className = "panel";
     this._panel.hidden = true;
     root.append(this._button, this._panel);
+    // A native button: Enter, Space, a click or assistive technology all arrive as "click".
     this._button.addEventListener("click", () => this.toggle());
-    // Enter and Space open it as on any button; handled here too so the same path serves
-    // every way of pressing it (keydown is cancelled so the browser adds no second click).
-    this._button.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") { e.preventDefault(); this.toggle(); }
-      if (e.key === " ") e.preventDefault();
-    });
-    this._button.addEventListener("keyup", (e) => { if (e.key === " ") { e.preventDefault(); this.toggle(); } });
     root.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && !this._panel.hidden) { e.preventDefault(); this.toggle(false); this._button.focus(); }
     });
