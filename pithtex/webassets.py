@@ -60,10 +60,10 @@ def _css() -> str:
         "min-width:min(22em,90vw);max-width:min(30em,90vw);padding:.5em .75em;border:1px solid;border-radius:6px;"
         "font:13px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;text-align:left;white-space:normal;"
         "overflow-wrap:anywhere;box-shadow:0 4px 12px rgba(0,0,0,.2)}",
-        ".panel[hidden]{display:none}",
+        ".panel[hidden]{display:none}.panel.end{left:auto;right:0}",
         ".panel p,.panel ul{margin:.25em 0}.panel ul{padding-left:1.1em}",
         ".state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}",
-        ".note{opacity:1;font-size:12px}",
+        ".note{font-size:12px}",
     ]
     for name, (bg, fg, border, link) in panel.items():
         t = brand.THEMES[name]

@@ -34,6 +34,7 @@ class Route:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    length: bool = True  # False: no Content-Length, the body ends when the connection closes
 
 
 class PageServer:
@@ -51,11 +52,12 @@ class PageServer:
         self.route("/harness.js", HARNESS.read_bytes(), "text/javascript")
 
     def route(self, path: str, body: bytes | str, content_type: str = "text/html; charset=utf-8",
-              status: int = 200, headers: dict[str, str] | None = None, delay: float = 0.0, cors: bool = True) -> str:
+              status: int = 200, headers: dict[str, str] | None = None, delay: float = 0.0, cors: bool = True,
+              length: bool = True) -> str:
         data = body.encode("utf-8") if isinstance(body, str) else body
         all_headers = {"Content-Type": content_type, **({"Access-Control-Allow-Origin": "*"} if cors else {}),
                        **(headers or {})}
-        self.routes[path] = Route(data, status, all_headers, delay)
+        self.routes[path] = Route(data, status, all_headers, delay, length)
         return path
 
     def json(self, path: str, document: Any, **kw: Any) -> str:
@@ -80,11 +82,15 @@ class PageServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+            def _send(self, status: int, body: bytes, headers: dict[str, str], length: bool = True) -> None:
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
-                self.send_header("Content-Length", str(len(body)))
+                if length:
+                    self.send_header("Content-Length", str(len(body)))
+                else:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 self.send_header("Cache-Control", "no-store")
                 self.end_headers()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -100,7 +106,7 @@ class PageServer:
                     return self._send(404, b"not found", {"Content-Type": "text/plain"})
                 if route.delay:
                     kit._closing.wait(route.delay)
-                self._send(route.status, route.body, route.headers)
+                self._send(route.status, route.body, route.headers, route.length)
 
             def do_POST(self) -> None:
                 length = min(int(self.headers.get("Content-Length") or 0), 8 * 1024 * 1024)

@@ -135,6 +135,9 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
     no_cors = other.base + other.json("/no-cors.json", seed, cors=False)  # another origin
     with_cors = other.base + other.json("/cors.json", seed)
     server.json("/slow.json", seed, delay=25)
+    huge = json.dumps({"padding": "x" * (5 * 1024 * 1024)})  # past the element's 4 MiB cap
+    server.route("/huge.json", huge, "application/json")
+    server.route("/huge-stream.json", huge, "application/json", length=False)
     server.json("/pith/" + BODY + ".json", seed)
     server.json("/api/pith-number/resolve?arxiv=2104.04473&json=true", {"pith_number": seed["pith_number"]})
     server.json("/api/pith-number/resolve?arxiv=2401.99999&json=true", {"pith_number": seed["pith_number"]})
@@ -168,6 +171,8 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
         ("unreachable", snippet(BODY, "unreachable", "", closed_port_url() + "/x.json"), "unchecked",
          "could not fetch"),
         ("http500", snippet(BODY, "http500", "", "/500.json"), "unchecked", "answered HTTP 500"),
+        ("huge", snippet(BODY, "huge", "", "/huge.json"), "unchecked", "too large"),
+        ("hugestream", snippet(BODY, "hugestream", "", "/huge-stream.json"), "unchecked", "too large"),
         ("malformed", snippet(BODY, "malformed", "", "/broken.json"), "unchecked", "not valid JSON"),
         ("nocors", snippet(BODY, "nocors", "", no_cors), "unchecked", "no CORS header"),
         ("cors", snippet(BODY, "cors", "", with_cors), "verified", "signed that hash"),
@@ -272,7 +277,8 @@ def test_attributes_are_live(server, browser, tmp_path):
     inner, inner_token = browserkit.page(server, "/inner.html", snippet(BODY, "inner", "", "/good.json"))
     data = (f'data-number="{BODY}" data-other="{"A" * 26}" data-good="/good.json" data-tampered="/bad.json" '
             f'data-slow="/slow.json"')
-    body = (f'<div {data} id="data"></div><p id="spa-slot"></p>'
+    edge = snippet(BODY, "edge", "", "/good.json")  # at the window's right edge: its panel opens leftwards
+    body = (f'<div {data} id="data"></div><p id="spa-slot"></p><p style="text-align:right">{edge}</p>'
             f'<iframe id="scheme" title="badge in a frame" src="{inner}" style="color-scheme:light" '
             'width="300" height="60"></iframe>')
     url, token = browserkit.page(server, "/live.html", body, scenario="live")
@@ -290,6 +296,7 @@ def test_attributes_are_live(server, browser, tmp_path):
     assert (live["schemeLight"], live["schemeDark"], live["schemeBack"]) == ("light", "dark", "light")
     assert live["keyboard"]["click"][0] == "true" and live["keyboard"]["escape"][:2] == ["false", True]
     assert report["errors"] == []
+    assert 0 <= report["edge"]["left"] and report["edge"]["right"] <= report["edge"]["width"], report["edge"]
 
 
 # -- the npm package under a strict CSP with Trusted Types --------------------------------------

@@ -129,6 +129,10 @@
     out.schemeBack = inner.dataset.theme;
     out.keyboard = await keyboard(el);
     el.remove();
+    const edge = document.getElementById("edge");
+    edge.shadowRoot.querySelector("button").click();
+    const r = edge.shadowRoot.querySelector(".panel").getBoundingClientRect();
+    report.edge = { left: r.left, right: r.right, width: document.documentElement.clientWidth };
     return out;
   }
 
