@@ -296,7 +296,7 @@ def test_attributes_are_live(server, browser, tmp_path):
     assert (live["schemeLight"], live["schemeDark"], live["schemeBack"]) == ("light", "dark", "light")
     assert live["keyboard"]["click"][0] == "true" and live["keyboard"]["escape"][:2] == ["false", True]
     assert report["errors"] == []
-    assert 0 <= report["edge"]["left"] and report["edge"]["right"] <= report["edge"]["width"], report["edge"]
+    assert report["edge"]["left"] >= 0 and report["edge"]["right"] <= report["edge"]["width"], report["edge"]
 
 
 # -- the npm package under a strict CSP with Trusted Types --------------------------------------
