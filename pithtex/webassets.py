@@ -52,7 +52,8 @@ def _css() -> str:
     panel = {"light": ("#ffffff", "#1f2328", "#d0d7de", "#0b5cad"),
              "dark": ("#161b22", "#e6edf3", "#30363d", "#79c0ff")}
     rules = [
-        ":host{display:inline-block;position:relative;vertical-align:baseline}",
+        # all:initial: the page's inherited styles (letter-spacing, text-transform, ...) stop here
+        ":host{all:initial;display:inline-block;position:relative;vertical-align:baseline}",
         ".badge{display:block;margin:0;padding:0;border:0;background:none;cursor:pointer;line-height:0;border-radius:3px}",
         ".badge:focus-visible{outline:2px solid #1f6feb;outline-offset:2px}",
         ".badge svg{display:block}",

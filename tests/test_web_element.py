@@ -37,6 +37,10 @@ SHOTS = ROOT / "out" / "screenshots"
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 STATE_OF_EXIT = {0: brand.VERIFIED, 1: brand.INVALID, 3: brand.UNCHECKED}
 HOSTILE = '"><img src=x onerror="document.title=1"><script>alert(1)</script>&amp;'
+# A page's styles that would distort a badge if they reached into it (selectors do not pierce
+# the shadow root; inherited properties would, but for :host{all:initial}).
+HOSTILE_CSS = ("main{letter-spacing:4px;text-transform:lowercase;word-spacing:9px;font-size:19px} "
+               "text,button,rect,circle{display:none!important} ul{line-height:2}")
 # What a shadow root may hold: the element's own parts, nothing from a record.
 OWN_TAGS = {"a", "b", "button", "circle", "clipPath", "div", "g", "li", "linearGradient", "p", "path", "rect",
             "span", "stop", "svg", "text", "title", "ul", "style"}
@@ -224,7 +228,7 @@ def run_states(server, browser, tmp_path, body, expected, docs):
         if ident in ("bignumber", "other"):
             continue  # the browser cannot reproduce 2**60 (Python can); 'other' is the page's number
         assert STATE_OF_EXIT[verify_document(doc, ring).exit_code] == expected[ident][0], ident
-    url, token = browserkit.page(server, "/states.html", body, axe=True)
+    url, token = browserkit.page(server, "/states.html", body, axe=True, head=f"<style>{HOSTILE_CSS}</style>")
     report = browserkit.run(browser, server, url, token, tmp_path, size=(1000, 1500))
     assert report.get("failure") is None, report.get("failure")
     assert report["settled"] and report["errors"] == []
@@ -237,6 +241,7 @@ def run_states(server, browser, tmp_path, body, expected, docs):
         # nothing from a record becomes markup; every string shown is capped
         assert set(b["tags"]) <= OWN_TAGS and b["danglingRefs"] == [], (ident, b["tags"], b["danglingRefs"])
         assert len(b["title"]) <= 320 and len(b["panel"]) <= 3000, (ident, len(b["title"]), len(b["panel"]))
+        assert b["inherited"] == ["normal", "none", "0px"] and b["panelFont"] == ["13px", "normal"], (ident, b)
         assert all(link.startswith(("http://127.0.0.1:", brand.BASE_URL)) for link in b["links"]), b["links"]
     # the fallback badge reserved exactly the room the checked badge takes: nothing moved
     assert report["before"]["sentinels"] == report["after"]["sentinels"]

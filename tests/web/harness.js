@@ -51,6 +51,9 @@
       ids,
       lightDom: el.children.length,
       adopted: root ? root.adoptedStyleSheets.length : 0,
+      // the page's inherited styles must not reach the drawing or the panel
+      inherited: svg ? ["letterSpacing", "textTransform", "wordSpacing"].map((k) => getComputedStyle(svg.querySelector("text"))[k]) : null,
+      panelFont: panel ? [getComputedStyle(panel).fontSize, getComputedStyle(panel).letterSpacing] : null,
     };
   }
 
