@@ -140,3 +140,15 @@ def test_every_segment_holds_wcag_aa_contrast(theme):
     pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
     for bg, fg in pairs:
         assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
+
+
+def test_badge_and_webassets_do_not_import_each_other():
+    import ast
+    from pathlib import Path
+
+    from pithtex import badge
+
+    source = ast.parse(Path(badge.__file__).read_text())
+    names = {alias.name for node in ast.walk(source) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    modules = {node.module for node in ast.walk(source) if isinstance(node, ast.ImportFrom)}
+    assert "webassets" not in names and "webassets" not in modules

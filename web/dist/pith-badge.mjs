@@ -312,6 +312,7 @@ class PithBadge extends HTMLElement {
 
   disconnectedCallback() {
     if (this._scheme) this._scheme.removeEventListener("change", this._onScheme);
+    this._run++;  // whatever is under way is stale now; connecting again starts afresh
     if (this._control) this._control.abort();
   }
 
@@ -405,7 +406,7 @@ class PithBadge extends HTMLElement {
     const keys = await pageKeys(this.getAttribute("keys"));
     let doc, url, expected = body, wanted = null;
     if (arxiv != null && !this.hasAttribute("number")) {
-      wanted = String(arxiv).trim().replace(/^arxiv:/i, "");
+      wanted = String(arxiv).trim().replace(/^arxiv:/i, "").replace(/v[0-9]+$/, "");  // the paper, any version
       if (!/^([0-9]{4}\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?\/[0-9]{7})$/.test(wanted)) throw new Undecidable("the arxiv attribute is not an arXiv id");
       const answer = await fetchJson(`${base}/api/pith-number/resolve?arxiv=${encodeURIComponent(wanted)}&json=true`, signal);
       if (isObject(answer) && isObject(answer.canonical_record)) {
@@ -459,7 +460,7 @@ class PithBadge extends HTMLElement {
     if (r.keyId) line("key", r.keyId);
     const links = el("p", "links");
     const link = (text, href) => { const u = httpUrl(href); if (!u) return; const a = el("a", null, text); a.href = u; a.rel = "noopener"; links.append(a, " "); };
-    if (body) link(`pith:${body}`, `${C.base_url}/pith/${body}`);
+    if (body) link(`pith:${body}`, `${this.base()}/pith/${body}`);
     if (r.url) link("the record (JSON)", r.url);
     const note = el("p", "note", "Checked in this browser; nothing here trusts the server.");
     this._panel.dataset.theme = theme;
