@@ -46,11 +46,14 @@ def _shape(state: str) -> dict[str, Any]:
     return badgeshape.shape(state, embed_status_width(), mark=state == brand.VERIFIED)
 
 
+# The detail panel's background, text, border and link colours per theme (text and links
+# hold WCAG AA against the background).
+PANEL_COLOURS = {"light": ("#ffffff", "#1f2328", "#d0d7de", "#0b5cad"),
+                 "dark": ("#161b22", "#e6edf3", "#30363d", "#79c0ff")}
+
+
 def _css() -> str:
     """The element's stylesheet (adopted as a constructable stylesheet: no inline styles)."""
-    # the panel's background, text, border and link colours (AA against the background)
-    panel = {"light": ("#ffffff", "#1f2328", "#d0d7de", "#0b5cad"),
-             "dark": ("#161b22", "#e6edf3", "#30363d", "#79c0ff")}
     rules = [
         # all:initial: the page's inherited styles (letter-spacing, text-transform, ...) stop here
         ":host{all:initial;display:inline-block;position:relative;vertical-align:baseline}",
@@ -66,7 +69,7 @@ def _css() -> str:
         ".state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}",
         ".note{font-size:12px}",
     ]
-    for name, (bg, fg, border, link) in panel.items():
+    for name, (bg, fg, border, link) in PANEL_COLOURS.items():
         t = brand.THEMES[name]
         scope = f'.panel[data-theme="{name}"]'
         rules.append(f"{scope}{{background:{bg};color:{fg};border-color:{border}}}{scope} a{{color:{link}}}")

@@ -140,6 +140,8 @@ def test_every_segment_holds_wcag_aa_contrast(theme):
     pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
     for bg, fg in pairs:
         assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
+    panel_bg, text, _, link = webassets.PANEL_COLOURS[theme]
+    assert contrast(panel_bg, text) >= 4.5 and contrast(panel_bg, link) >= 4.5
 
 
 def test_badge_and_webassets_do_not_import_each_other():
