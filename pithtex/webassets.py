@@ -164,7 +164,9 @@ def package_files() -> dict[Path, str]:
         "type": "module",
         "module": f"dist/{MODULE_NAME}",
         "main": f"dist/{MODULE_NAME}",
-        "browser": f"dist/{SCRIPT_NAME}",
+        # what a CDN serves for the bare package URL: the classic script, for a plain <script src>
+        "unpkg": f"dist/{SCRIPT_NAME}",
+        "jsdelivr": f"dist/{SCRIPT_NAME}",
         "types": "dist/pith-badge.d.ts",
         "exports": {".": {"types": "./dist/pith-badge.d.ts", "import": f"./dist/{MODULE_NAME}",
                           "default": f"./dist/{MODULE_NAME}"},

@@ -72,6 +72,8 @@ class Chromium:
     def evaluate(self, expression: str) -> Any:
         result = self._call("Runtime.evaluate", self._session, expression=expression, returnByValue=True,
                             awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(str(result["exceptionDetails"])[:500])
         return result["result"].get("value")
 
     def press(self, key: str) -> None:
