@@ -401,7 +401,7 @@ def test_panel_by_real_keys(server, name, tmp_path):
     url, _ = browserkit.page(server, "/keys.html", body)
     browser = drivers.open_browser(name, url, tmp_path)
     try:
-        assert wait_for(browser, "document.getElementById('k').dataset.state", "verified") == "verified"
+        assert wait_for(browser, "document.getElementById('k')?.dataset.state", "verified") == "verified"
         browser.press("Tab")  # the badge is the page's first focusable element
         assert wait_for(browser, PANEL, ["false", True, True]) == ["false", True, True]
         steps = []
