@@ -26,9 +26,16 @@ HEIGHT = 20
 PAD = 5  # text padding left and right of each segment (shields: 5 px)
 LOGO_PX = 14  # the logo's drawn size; its 16-unit box is scaled to this
 LOGO_GAP = 3
-CHECK_PX = 8  # the check mark's width
+CHECK_PX = 8  # a status mark's width
 FONT_FAMILY = "DejaVu Sans,Verdana,Geneva,sans-serif"
 SVG_NS = "http://www.w3.org/2000/svg"
+# The status marks as polylines in badge px, relative to the mark's left edge; one table
+# for the SVG, the PNG and the web element. "unchecked" has no mark: it claims nothing.
+MARKS: dict[str, tuple[tuple[tuple[float, float], ...], ...]] = {
+    brand.VERIFIED: (((0.0, 10.2), (2.6, 13.0), (8.0, 7.0)),),
+    brand.INVALID: (((1.0, 6.5), (7.0, 12.5)), ((7.0, 6.5), (1.0, 12.5))),
+}
+MARK_STROKE = 1.8
 
 
 @dataclass(frozen=True)
@@ -86,9 +93,22 @@ def _logo() -> tuple[Node, ...]:
     return tuple(nodes)
 
 
-def shape(status: str | None = None, width: int = 0, mark: bool = False) -> dict[str, Any]:
+def _mark(word: str, x: float) -> list[Node]:
+    """The state's mark (MARKS) as one path, its left edge at x + mw."""
+    lines = MARKS.get(word, ())
+    if not lines:
+        return []
+    parts: list[Any] = []
+    for line in lines:
+        for i, (px, py) in enumerate(line):
+            parts += ["M" if i == 0 else "L", Lin(round(x + px, 4), 1), f" {py:g}"]
+    return [["path", {"d": {"join": parts}, "fill": "none", "stroke": "@messageFg", "stroke-width": f"{MARK_STROKE:g}",
+                      "stroke-linecap": "round", "stroke-linejoin": "round"}, []]]
+
+
+def shape(status: str | None = None, width: int = 0) -> dict[str, Any]:
     """The badge: label, message and (when `status` is a state word) a status segment
-    `width` px wide, with the check mark when `mark`. Returns {"width": Lin, "nodes": [...]}."""
+    `width` px wide with the state's mark, if MARKS has one. Returns {"width": Lin, "nodes": [...]}."""
     lw, sw = label_width(), (width if status else 0)
     total = Lin(lw + sw, 1)
     rects: list[Node] = [
@@ -101,14 +121,11 @@ def shape(status: str | None = None, width: int = 0, mark: bool = False) -> dict
     marks: list[Node] = []
     if status:
         rects.append(["rect", {"x": Lin(lw, 1), "width": sw, "height": HEIGHT, "fill": f"@{status}Bg"}, []])
-        start = PAD + CHECK_PX + LOGO_GAP if mark else PAD  # where the word's room begins
+        start = PAD + CHECK_PX + LOGO_GAP if status in MARKS else PAD  # where the word's room begins
         room = sw - start - PAD
         texts += _texts(Lin(round((lw + start + room / 2) * 10), 10), Lin(round(text_width(status) * 10)),
                         status, "messageFg")
-        if mark:
-            marks.append(["path", {"d": {"join": ["M", Lin(lw + PAD, 1), " 10.2l2.6 2.8 5.4-6"]}, "fill": "none",
-                                   "stroke": "@messageFg", "stroke-width": "1.8", "stroke-linecap": "round",
-                                   "stroke-linejoin": "round"}, []])
+        marks = _mark(status, lw + PAD)
     rects.append(["rect", {"width": total, "height": HEIGHT, "fill": "url(#s{uid})"}, []])
     nodes: list[Node] = [
         ["linearGradient", {"id": "s{uid}", "x2": "0", "y2": "100%"}, [

@@ -20,12 +20,15 @@ XMP_PREFIX = "pith"
 
 LABEL = "pith"
 
-# The words a badge uses for its state, the same in the SVG, PNG, web element, CLI and
-# README: verified (exit 0), invalid (exit 1: the record verifiably fails), unchecked
-# (exit 3: nothing could be decided: unknown key, network, CORS, no Ed25519, ...).
-VERIFIED, INVALID, UNCHECKED = "verified", "invalid", "unchecked"
-CHECKING = "checking"  # the web element's word while its check runs
-STATES = (VERIFIED, INVALID, UNCHECKED)
+# The three outcomes of a check, one word each, shown alike by the SVG and PNG badges, the
+# web element, `pithtex verify` and the README; each word goes with the exit code of the
+# same outcome. A badge made without any check shows no state word at all.
+VERIFIED = "verified"  # hash, number and a pinned key's signature all hold
+INVALID = "invalid"  # the record verifiably fails (tampered, wrong number, bad signature)
+UNCHECKED = "unchecked"  # cannot be decided (no receipt, unknown key, network, offline)
+STATES: dict[str, int] = {VERIFIED: 0, INVALID: 1, UNCHECKED: 3}
+STATE_OF_EXIT: dict[int, str] = {code: word for word, code in STATES.items()}
+CHECKING = "checking"  # the web element's word while its check runs (drawn in unchecked_bg)
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,14 @@ class Theme:
     message_bg: Colour
     message_fg: Colour
     verified_bg: Colour
-    # The other states (see STATES): red only when the record verifiably fails (exit 1);
-    # grey when nothing could be decided (exit 3) or while checking. Every status colour
-    # holds WCAG AA (4.5:1) against message_fg, the status text colour.
+    # The other two states (see STATES). Every state colour keeps message_fg at WCAG AA
+    # contrast (4.5:1 or more; tests/test_badge_static.py measures it).
     invalid_bg: Colour
     unchecked_bg: Colour
+
+    def state_bg(self, word: str) -> Colour:
+        """The status segment's colour for a state word from STATES."""
+        return {VERIFIED: self.verified_bg, INVALID: self.invalid_bg, UNCHECKED: self.unchecked_bg}[word]
 
 
 LIGHT = Theme(
@@ -70,7 +76,7 @@ LIGHT = Theme(
     message_fg=Colour("#ffffff"),
     verified_bg=Colour("#2e7d32"),
     invalid_bg=Colour("#c62828"),
-    unchecked_bg=Colour("#6a6a6a"),
+    unchecked_bg=Colour("#6e6e6e"),
 )
 DARK = Theme(
     label_bg=Colour("#3a3a3a"),

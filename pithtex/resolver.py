@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from . import brand
+from .arxivid import ArxivId
 from .errors import InvalidNumber, PithError, RecordError, Undecidable
 from .files import write_atomic
 from .number import PithNumber
@@ -37,7 +38,6 @@ RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
 MAX_BYTES = 4 * 1024 * 1024
 USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
-_ARXIV_ID = re.compile(r"([0-9]{4}\.[0-9]{4,5}|[a-z][a-z.-]*(\.[A-Z]{2})?/[0-9]{7})(v[0-9]+)?")
 
 
 class ResolverError(Undecidable):
@@ -150,22 +150,34 @@ class Resolver:
         self._cache_write(number, data, etag, document)
         return Fetched(document, url, "network")
 
-    def resolve_arxiv(self, arxiv_id: str) -> PithNumber:
+    def resolve_arxiv(self, arxiv_id: str | ArxivId) -> PithNumber:
         """The Pith Number the resolver gives for an arXiv id (a claim: verify its record)."""
-        arxiv_id = arxiv_id.strip()
-        if not _ARXIV_ID.fullmatch(arxiv_id):
-            raise InvalidNumber(f"invalid arXiv id {arxiv_id!r}: expected e.g. 2104.04473 or hep-lat/0305021")
+        return self._ask_arxiv(arxiv_id)[0]
+
+    def fetch_arxiv(self, arxiv_id: str | ArxivId) -> tuple[PithNumber, Fetched]:
+        """The number the resolver names for an arXiv id, and a record for it (both unverified):
+        the record in the resolver's answer when it has one, else `fetch_record(number)`.
+        The caller verifies that the record hashes to the number and names the paper."""
+        number, answer, url = self._ask_arxiv(arxiv_id)
+        if isinstance(answer.get("canonical_record"), dict):
+            return number, Fetched(answer, url, "network")
+        return number, self.fetch_record(number)
+
+    def _ask_arxiv(self, arxiv_id: str | ArxivId) -> tuple[PithNumber, dict[str, Any], str]:
+        if isinstance(arxiv_id, str):
+            arxiv_id = ArxivId.parse(arxiv_id)
         if self.offline:
             raise ResolverError(f"resolving arXiv:{arxiv_id} needs the network, and --offline forbids it")
         from urllib.parse import quote
 
-        url = f"{self.base}/api/pith-number/resolve?arxiv={quote(arxiv_id, safe='')}&json=true"
+        url = f"{self.base}/api/pith-number/resolve?arxiv={quote(str(arxiv_id), safe='')}&json=true"
         status, data, _ = self._get(url, {"Accept": "application/json"})
         if status == 404:
             raise ResolverError(f"{self.base} knows no Pith Number for arXiv:{arxiv_id} (HTTP 404)")
         if status != 200:
             raise ResolverError(f"{url} answered HTTP {status}; cannot resolve arXiv:{arxiv_id}")
-        return _number_in_answer(_json(data, url), url)
+        answer = _json(data, url)
+        return _number_in_answer(answer, url), answer, url
 
     # -- HTTP --------------------------------------------------------------------------------
     def _session_(self) -> Any:
@@ -279,15 +291,17 @@ def _json(data: bytes, url: str) -> Any:
 
 
 def _number_in_answer(answer: Any, url: str) -> PithNumber:
+    """The number an answer states; only an answer that states none is read for its record's
+    number (so a record that does not hash to the stated number is caught by verification)."""
     if isinstance(answer, dict):
-        if isinstance(answer.get("canonical_record"), dict):
-            return number_of(canonical_of(answer))
         for key in ("pith_number", "number", "body"):
             if isinstance(answer.get(key), str):
                 try:
                     return PithNumber.parse(answer[key])
                 except InvalidNumber as exc:
                     raise ResolverError(f"{url}: the answer's {key} is not usable ({exc})") from None
+        if isinstance(answer.get("canonical_record"), dict):
+            return number_of(canonical_of(answer))
     raise ResolverError(f"{url}: the answer names no Pith Number")
 
 

@@ -34,8 +34,8 @@ _MESSAGE_EXTRA = "arXiv?"
 
 def embed_status_width() -> int:
     """One width for every state (checking, verified, invalid, unchecked): no layout shift."""
-    words = (brand.INVALID, brand.UNCHECKED, brand.CHECKING)
-    return max(badgeshape.status_width(brand.VERIFIED, True), *(badgeshape.status_width(w, False) for w in words))
+    words = (*brand.STATES, brand.CHECKING)
+    return max(badgeshape.status_width(w, w in badgeshape.MARKS) for w in words)
 
 
 def embed_width(number: PithNumber) -> int:
@@ -43,7 +43,7 @@ def embed_width(number: PithNumber) -> int:
 
 
 def _shape(state: str) -> dict[str, Any]:
-    return badgeshape.shape(state, embed_status_width(), mark=state == brand.VERIFIED)
+    return badgeshape.shape(state, embed_status_width())
 
 
 # The detail panel's background, text, border and link colours per theme (text and links
@@ -155,7 +155,7 @@ def package_files() -> dict[Path, str]:
               "cdn_module": cdn_url(), "cdn_script": cdn_url(SCRIPT_NAME),
               "integrity_module": integrity(render_script(module=True)),
               "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL,
-              "states": brand.STATES}
+              "states": tuple(brand.STATES)}
     package = {
         "name": NPM_NAME,
         "version": brand.VERSION,

@@ -90,7 +90,7 @@ def test_the_element_draws_badgeshapes_table():
     script = webassets.render_script()
     values = json.loads(re.search(r"^const C = (.*);$", script, re.M).group(1))
     for state in ("checking", "verified", "invalid", "unchecked"):
-        shape = badgeshape.shape(state, webassets.embed_status_width(), mark=state == "verified")
+        shape = badgeshape.shape(state, webassets.embed_status_width())
         assert values["shapes"][state] == badgeshape.to_json(shape)
     assert values["alphabet"] == "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
     assert script.count("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") == 1

@@ -74,7 +74,7 @@ def test_the_wheel_alone_verifies_writes_sty_checks_badges_stamps_and_inspects(i
     pithtex = str(bin_dir / "pithtex")
     shutil.copyfile(SEED_PATH, work / "record.json")
     verify = run([pithtex, "verify", "record.json"], work)
-    assert verify.returncode == 0 and "VERIFIED" in verify.stdout, verify.stdout + verify.stderr
+    assert verify.returncode == 0 and "  verified  (" in verify.stdout, verify.stdout + verify.stderr
 
     paper = work / "paper"
     shutil.copytree(ROOT / "examples" / "article", paper, ignore=shutil.ignore_patterns("*.pdf", "*.aux", "*.log"))

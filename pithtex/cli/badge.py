@@ -12,18 +12,22 @@ examples:
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 -o pith-YBK5PTAK.svg
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --record examples/seed-record.json -o pith-YBK5PTAK.svg
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --online --theme dark -o pith-YBK5PTAK-dark.svg
+  pithtex badge --arxiv 2104.04473 --online -o pith.svg      # the number named for a paper
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format png --scale 2 -o pith@2x.png
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format qr -o pith-qr.svg     # or .png
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format md                    # html, md, rst
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed -o site/badge.html
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed --cdn           # the npm package from a CDN
 
-"verified" appears on an SVG/PNG badge only when a record (--record, or fetched with
---online) hashes to this number and its receipt verifies under a pinned key; the badge
-is checked once, when it is made. The embed (--format embed) writes badge.html plus
-pith-badge.js beside it (with --cdn: the npm package pith-badge from a CDN, pinned by its
-hash): the reader's browser checks the record itself, every time, and says verified,
-invalid or unchecked.
+With a record (--record, or fetched with --online or --arxiv) an SVG/PNG badge shows the
+outcome of checking it, once, when it is made: "verified" only when the record hashes to
+this number and its receipt verifies under a pinned key; "invalid" when it verifiably
+fails (exit code 1); "unchecked" when it cannot be decided (exit code 3). Without a
+record, the badge shows no state. --arxiv ID asks the resolver which number that paper
+has (/api/pith-number/resolve?arxiv=ID) and checks that the record is of that paper.
+The embed (--format embed) writes badge.html plus pith-badge.js beside it (with --cdn: the
+npm package pith-badge from a CDN, pinned by its hash): the reader's browser checks the
+record itself, every time, and says verified, invalid or unchecked.
 Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
 """
 
@@ -39,7 +43,9 @@ def register(subparsers) -> None:
         "that shows it. With a record that verifies, the badge says 'verified'.",
         epilog=EPILOG,
     )
-    p.add_argument("number", metavar="ID", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY)")
+    p.add_argument("number", metavar="ID", nargs="?", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY)")
+    p.add_argument("--arxiv", metavar="ARXIV_ID",
+                   help="instead of ID: the number the resolver names for this arXiv paper (implies --online)")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--record", metavar="FILE", help="verify this record file; 'verified' if it holds")
     source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
@@ -62,10 +68,23 @@ def run(args) -> int:
     from ..errors import PithError
     from ..number import PithNumber
 
-    number = PithNumber.parse(args.number)
     if args.offline and not args.online:
         args.online = True
-    state = _state(args, number) if args.format in ("svg", "png") else badge.BadgeState()
+    if args.arxiv:
+        number, state = _arxiv(args)
+    elif args.number:
+        number = PithNumber.parse(args.number)
+        state = _state(args, number) if args.format in ("svg", "png") else badge.BadgeState()
+    else:
+        raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID")
+    code = _run_format(args, number, state)
+    return code or state.exit_code
+
+
+def _run_format(args, number, state) -> int:
+    from .. import badge
+    from ..errors import PithError
+
     fmt = args.format
     if fmt == "svg":
         return _emit(args, badge.svg(number, state, args.theme))
@@ -88,16 +107,13 @@ def run(args) -> int:
 
 
 def _state(args, number):
-    """Verify the given or fetched record; any failure leaves the badge plain, with a note."""
-    from .. import badge
+    """Verify the given or fetched record: its state word, with a note unless 'verified'."""
+    from .. import badge, brand
     from ..errors import PithError
-    from ..trust import load_keys, pinned_keys
 
     if not args.record and not args.online:
         return badge.BadgeState()
-    keys = pinned_keys()
-    if args.keys:
-        keys = keys.extended(load_keys(args.keys))
+    keys = _keys(args)
     try:
         if args.record:
             from ..record import load_document
@@ -110,12 +126,39 @@ def _state(args, number):
     except PithError as exc:
         if args.record and not Path(args.record).exists():
             raise
-        _note(f"the badge is not marked verified: {exc}")
-        return badge.BadgeState(False, str(exc))
-    state = badge.badge_state(number, document, keys)
-    if not state.verified:
-        _note(f"the badge is not marked verified: the record did not verify ({state.reason})")
+        _note(f"the badge says unchecked: {exc}")
+        return badge.BadgeState(brand.UNCHECKED, str(exc))
+    return _noted(badge.badge_state(number, document, keys))
+
+
+def _arxiv(args):
+    """Resolve --arxiv, check the record like `verify arXiv:ID`; (number, state)."""
+    from .. import badge
+    from ..arxivid import ArxivId
+    from ..errors import PithError
+    from ..resolver import Resolver
+    from ..verify import verify_document
+
+    if args.number or args.record:
+        raise PithError("--arxiv names the number itself: give no ID and no --record with it")
+    asked = ArxivId.parse(args.arxiv)
+    number, fetched = Resolver(args.base_url, offline=args.offline).fetch_arxiv(asked)
+    report = verify_document(fetched.document, _keys(args), expect=number, arxiv=asked)
+    return number, _noted(badge.state_of_report(report))
+
+
+def _noted(state):
+    """Say on stderr why a checked badge is not 'verified'."""
+    if state.word and not state.verified:
+        _note(f"the badge says {state.word}: {state.reason}")
     return state
+
+
+def _keys(args):
+    from ..trust import load_keys, pinned_keys
+
+    keys = pinned_keys()
+    return keys.extended(load_keys(args.keys)) if args.keys else keys
 
 
 def _embed(args, number) -> int:
