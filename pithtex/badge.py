@@ -33,7 +33,6 @@ from .badgeshape import (
 from .metrics import text_width
 from .number import PithNumber
 
-VERIFIED_TEXT = brand.VERIFIED
 FORMATS = ("svg", "png", "qr", "html", "md", "rst", "embed")
 
 

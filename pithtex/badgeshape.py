@@ -151,8 +151,8 @@ def theme_table(theme: brand.Theme) -> dict[str, str]:
     colours = {
         "labelBg": theme.label_bg.hex, "labelFg": theme.label_fg.hex,
         "messageBg": theme.message_bg.hex, "messageFg": theme.message_fg.hex,
-        f"{brand.VERIFIED}Bg": theme.verified_bg.hex, f"{brand.INVALID}Bg": theme.invalid_bg.hex,
-        f"{brand.UNCHECKED}Bg": theme.unchecked_bg.hex, f"{brand.CHECKING}Bg": theme.unchecked_bg.hex,
+        **{f"{word}Bg": theme.state_bg(word).hex for word in brand.STATES},
+        f"{brand.CHECKING}Bg": theme.unchecked_bg.hex,
     }
     colours["labelFgShadow"] = _shadow(colours["labelFg"])
     colours["messageFgShadow"] = _shadow(colours["messageFg"])
