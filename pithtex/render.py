@@ -119,6 +119,8 @@ def outputs(root: Path) -> dict[Path, str]:
     files = {STY_PATH: render_sty()}
     if (root / "web").is_dir():  # the npm package of <pith-badge> (a copy of latex/ alone has none)
         files.update(_web_package())
+        if (root / "LICENSE").is_file():  # the package carries the project's MIT licence
+            files[Path("web") / "LICENSE"] = (root / "LICENSE").read_text(encoding="utf-8")
     return files
 
 

@@ -322,8 +322,9 @@ def packed(tmp_path_factory) -> dict[str, bytes]:
 
 def test_npm_package(packed):
     names = set(packed)
-    assert names == {"package/package.json", "package/README.md", "package/dist/pith-badge.js",
+    assert names == {"package/package.json", "package/README.md", "package/LICENSE", "package/dist/pith-badge.js",
                      "package/dist/pith-badge.mjs", "package/dist/pith-badge.d.ts"}
+    assert packed["package/LICENSE"] == (ROOT / "LICENSE").read_bytes()
     meta = json.loads(packed["package/package.json"])
     pyproject = (ROOT / "pyproject.toml").read_text()
     static = re.search(r'^version = "([^"]+)"', pyproject, re.M)
