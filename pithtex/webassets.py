@@ -65,6 +65,8 @@ def _css() -> str:
         "font:13px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;text-align:left;white-space:normal;"
         "overflow-wrap:anywhere;box-shadow:0 4px 12px rgba(0,0,0,.2)}",
         ".panel[hidden]{display:none}.panel.end{left:auto;right:0}",
+        # in the top layer: placed by script against the viewport, not centred as popovers are
+        ".panel[popover]{position:fixed;inset:auto;margin:0;top:0;left:0;overflow:visible}",
         ".panel p,.panel ul{margin:.25em 0}.panel ul{padding-left:1.1em}",
         ".state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}",
         ".note{font-size:12px}",

@@ -40,7 +40,8 @@ HOSTILE = '"><img src=x onerror="document.title=1"><script>alert(1)</script>&amp
 # A page's styles that would distort a badge if they reached into it (selectors do not pierce
 # the shadow root; inherited properties would, but for :host{all:initial}).
 HOSTILE_CSS = ("main{letter-spacing:4px;text-transform:lowercase;word-spacing:9px;font-size:19px} "
-               "text,button,rect,circle{display:none!important} ul{line-height:2}")
+               "text,button,rect,circle{display:none!important} ul{line-height:2} "
+               ".clip{float:right;overflow:hidden;height:24px;position:relative;z-index:0}")  # a card that clips
 # What a shadow root may hold: the element's own parts, nothing from a record.
 OWN_TAGS = {"a", "b", "button", "circle", "clipPath", "div", "g", "li", "linearGradient", "p", "path", "rect",
             "span", "stop", "svg", "text", "title", "ul", "style"}
@@ -200,15 +201,18 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
         ("checking", snippet(BODY, "checking", "data-stays-checking", "/slow.json"), "checking", "checking"),
         ("badnumber", f'<pith-badge id="badnumber" number="{html.escape(HOSTILE * 50, quote=True)}"></pith-badge>',
          "unchecked", "not a Pith Number"),
-        # last on the page: its panel is left open (for axe and the screenshot) and covers nothing
-        ("panel", snippet(BODY, "panel", "data-open-panel", "/r/verified.json"), "verified", "signed that hash"),
+        # first on the page, at the right, in a box that clips: its panel is left open (for axe
+        # and the screenshot) and covers none of the badges cut out for docs/screenshots
+        ("panel", '<div class="clip">' + snippet(BODY, "panel", "data-open-panel", "/r/verified.json") + "</div>",
+         "verified", "signed that hash"),
     ]
     config = json.dumps({"keys": [key_entry(lab2)]}).replace("<", "\\u003c")
     # Badges without a snippet (no number to draw a fallback for) go below the measured part.
-    unsized = ("arxiv", "arxivother", "arxivliar", "badnumber", "panel")
-    items = "".join(item(element, ident) for ident, element, *_ in rows if ident not in unsized)
+    unsized = ("arxiv", "arxivother", "arxivliar", "badnumber")
+    items = "".join(item(element, ident) for ident, element, *_ in rows if ident not in (*unsized, "panel"))
     rest = "".join(item(element, ident, False) for ident, element, *_ in rows if ident in unsized)
-    body = (f'<h1>pith-badge states</h1><script type="application/json" id="config">{config}</script>'
+    panel = next(element for ident, element, *_ in rows if ident == "panel")
+    body = (f'{panel}<h1>pith-badge states</h1><script type="application/json" id="config">{config}</script>'
             f'<ul>{items}</ul><p data-sentinel="end">end</p><ul>{rest}</ul>')
     return body, {ident: (state, fragment) for ident, _, state, fragment in rows}, docs
 
@@ -263,6 +267,7 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     # the panel: a real button (keys: test_panel_by_real_keys), opened by a click, closed by Escape
     assert report["keyboard"] == {"focused": True, "click": ["true", False, True], "escape": ["false", True, True],
                                   "controls": True}
+    assert report["openPanelOnTop"] == [True, True], (report["openPanel"], report["scroll"])  # no container clips it
     assert report["axe"] == [], json.dumps(report["axe"], indent=1)
     assert report["axePasses"] > 10
     SHOTS.mkdir(parents=True, exist_ok=True)

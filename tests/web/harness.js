@@ -151,7 +151,13 @@
     if (open) {
       report.keyboard = await keyboard(open);
       open.shadowRoot.querySelector("button").click();  // leave it open for axe and the screenshot
-      report.openPanel = rect(open.shadowRoot.querySelector(".panel"));
+      const panel = open.shadowRoot.querySelector(".panel");
+      report.openPanel = rect(panel);
+      // what the reader sees at the panel's centre and near its bottom is the panel itself,
+      // though the badge sits in a box with overflow:hidden
+      const p = panel.getBoundingClientRect();
+      report.openPanelOnTop = [[p.left + p.width / 2, p.top + p.height / 2], [p.left + 10, p.bottom - 5]]
+        .map(([x, y]) => { const hit = open.shadowRoot.elementFromPoint(x, y); return !!hit && panel.contains(hit); });
     }
     if (window.axe) {
       const result = await axe.run(document);
