@@ -154,3 +154,24 @@ def test_badge_and_webassets_do_not_import_each_other():
     names = {alias.name for node in ast.walk(source) if isinstance(node, ast.ImportFrom) for alias in node.names}
     modules = {node.module for node in ast.walk(source) if isinstance(node, ast.ImportFrom)}
     assert "webassets" not in names and "webassets" not in modules
+
+
+def test_render_check_guards_the_web_package(tmp_path):
+    import shutil
+
+    from pithtex.render import CHECKOUT_MARK, check, render_all
+
+    from .conftest import ROOT
+
+    (tmp_path / CHECKOUT_MARK).parent.mkdir(parents=True)
+    shutil.copyfile(ROOT / CHECKOUT_MARK, tmp_path / CHECKOUT_MARK)
+    shutil.copyfile(ROOT / "LICENSE", tmp_path / "LICENSE")
+    (tmp_path / "web").mkdir()
+    written = {p.relative_to(tmp_path).as_posix() for p in render_all(tmp_path)}
+    assert {"web/package.json", "web/dist/pith-badge.js", "web/dist/pith-badge.mjs", "web/dist/pith-badge.d.ts",
+            "web/README.md", "web/LICENSE"} <= written
+    for name in ("package.json", "dist/pith-badge.mjs", "LICENSE"):
+        assert (tmp_path / "web" / name).read_bytes() == (ROOT / "web" / name).read_bytes()  # deterministic
+    script = tmp_path / "web" / "dist" / "pith-badge.js"
+    script.write_text(script.read_text().replace("verified", "verifled", 1))
+    assert check(tmp_path) == ["web/dist/pith-badge.js"]
