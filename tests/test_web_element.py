@@ -425,3 +425,34 @@ def test_panel_by_real_keys(server, name, tmp_path):
             assert wait_for(browser, "document.getElementById('k').dataset.theme", "light") == "light"
     finally:
         browser.close()
+
+
+@pytest.mark.parametrize("name", BROWSERS)
+def test_es_module_api_without_the_element(server, name, tmp_path, packed):
+    seed = json.loads(SEED_PATH.read_text())
+    lab = TestKey("lab-key")
+    lab_doc = full_record(canonical(title="Signed by a lab key"), lab)
+    server.route("/pith-badge.mjs", packed["package/dist/pith-badge.mjs"], "text/javascript")
+    server.json("/good.json", seed)
+    server.json("/lab.json", lab_doc)
+    entry, wrong = json.dumps(key_entry(lab)), json.dumps(key_entry(lab, "00" * 16))
+    url, _ = browserkit.page(server, "/api.html", "<p>api</p>")
+    script = f"""(async () => {{
+      const m = await import('/pith-badge.mjs');
+      const good = await (await fetch('/good.json')).json(), lab = await (await fetch('/lab.json')).json();
+      const out = [(await m.verifyDocument(good, {{ number: '{BODY}' }})).state,
+                   (await m.verifyDocument(good, {{ number: '{"A" * 26}' }})).state,
+                   (await m.verifyDocument(lab)).reason,
+                   (await m.verifyDocument(lab, {{ keys: await m.trustedKeys({entry}) }})).state];
+      try {{ await m.trustedKeys({wrong}); out.push('accepted'); }} catch (e) {{ out.push(e.message); }}
+      return [...out, m.STATES, m.VERSION];
+    }})()"""
+    browser = drivers.open_browser(name, url, tmp_path)
+    try:
+        wait_for(browser, "location.pathname", "/api.html")
+        found = browser.evaluate(script)
+    finally:
+        browser.close()
+    assert found == ["verified", "invalid", "signed by lab-key, which this page does not pin", "verified",
+                     "key lab-key in the given keys does not match its fingerprint; this page refuses it",
+                     ["verified", "invalid", "unchecked"], brand.VERSION]

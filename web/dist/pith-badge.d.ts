@@ -42,10 +42,20 @@ export declare class PithBadge extends HTMLElement {
   static readonly observedAttributes: string[];
 }
 
-/** Verify a parsed record document for a number, against the given keys. */
+/** Keys ready for verifyDocument (what `trustedKeys` returns). */
+export type PithKeyRing = Map<string, { id: string; raw: Uint8Array; fingerprint: string }>;
+
+/** The registry keys this release pins, plus `extra` (fingerprints recomputed; a mismatch rejects). */
+export declare function trustedKeys(extra?: PithKey | PithKey[] | { keys: PithKey[] }): Promise<PithKeyRing>;
+
+/**
+ * Verify a parsed record document: for `number` (26 base32 characters) when given, against
+ * `keys` (default: the pinned keys). Resolves to the state and what was checked; rejects
+ * only when it cannot decide at all (not a record, a number it cannot reproduce).
+ */
 export declare function verifyDocument(
   doc: unknown,
-  options: { number?: string | null; keys: Map<string, { id: string; raw: Uint8Array; fingerprint: string }>; arxiv?: string | null },
+  options?: { number?: string | null; keys?: PithKeyRing; arxiv?: string | null },
 ): Promise<PithBadgeResult>;
 
 export declare const STATES: readonly PithBadgeState[];

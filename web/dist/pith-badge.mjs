@@ -118,15 +118,9 @@ function keyEntries(doc) {
   if (isObject(doc) && Array.isArray(doc.keys)) return doc.keys;
   return Array.isArray(doc) ? doc : [doc];
 }
-async function pageKeys(attribute) {
+/** The pinned keys plus those of each [where, document] source, fingerprints checked. */
+async function keyRing(sources = []) {
   const keys = new Map(C.keys.map((k) => [k.key_id, { id: k.key_id, raw: fromBase64(k.raw), fingerprint: k.fingerprint }]));
-  const sources = [];
-  const config = window.pithBadge;
-  if (isObject(config) && config.keys != null) sources.push(["window.pithBadge.keys", config.keys]);
-  if (attribute) {
-    try { sources.push(["the keys attribute", JSON.parse(attribute)]); }
-    catch { throw new Undecidable("the keys attribute is not JSON"); }
-  }
   for (const [where, doc] of sources) {
     for (const e of keyEntries(doc)) {
       const id = isObject(e) ? e.key_id ?? e.id : null;
@@ -142,6 +136,21 @@ async function pageKeys(attribute) {
   }
   return keys;
 }
+
+/** The keys a badge trusts: pinned, window.pithBadge.keys, then its `keys` attribute. */
+function pageKeys(attribute) {
+  const sources = [];
+  const config = window.pithBadge;
+  if (isObject(config) && config.keys != null) sources.push(["window.pithBadge.keys", config.keys]);
+  if (attribute) {
+    try { sources.push(["the keys attribute", JSON.parse(attribute)]); }
+    catch { throw new Undecidable("the keys attribute is not JSON"); }
+  }
+  return keyRing(sources);
+}
+
+/** For callers of verifyDocument: the pinned keys plus `extra` (a keys.json document, a list or one key). */
+const trustedKeys = (extra) => keyRing(extra == null ? [] : [["the given keys", extra]]);
 
 // -- fetching --
 // The body is read in chunks and dropped past MAX_BYTES, stated length or not.
@@ -229,6 +238,7 @@ async function titleLine(doc, record) {
 
 /** Verify a record document for `expected` (a 26-character body); resolves to a result object. */
 async function verifyDocument(doc, { number: expected, keys, arxiv } = {}) {
+  keys = keys || await keyRing();
   const checks = [];
   const result = (state, reason, extra = {}) => ({ state, reason, checks, ...extra });
   const record = recordOf(doc);
@@ -500,7 +510,7 @@ class PithBadge extends HTMLElement {
 
 if (window.customElements && !customElements.get("pith-badge")) customElements.define("pith-badge", PithBadge);
 
-export { PithBadge, verifyDocument };
+export { PithBadge, trustedKeys, verifyDocument };
 export const STATES = Object.freeze(["verified", "invalid", "unchecked"]);
 export const VERSION = C.version;
 
