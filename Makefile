@@ -25,7 +25,7 @@ help:
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
 	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
 	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
-	@echo "make web-pack  the npm package of <pith-badge> (web/) as $(OUT)/dist/pith-badge-VERSION.tgz"
+	@echo "make web-pack  the npm package of <pith-badge> (web/) as dist/pith-badge-VERSION.tgz"
 
 $(BIN)/pithtex: pyproject.toml
 	@# Debian's python3 needs python3-venv for `-m venv`; install it when we can.
@@ -123,8 +123,8 @@ web/node_modules/axe-core/axe.min.js: web/package.json
 
 web-pack: venv
 	$(PITHTEX) render --check
-	mkdir -p $(OUT)/dist
-	cd web && npm pack --pack-destination ../$(OUT)/dist
+	mkdir -p dist
+	cd web && npm pack --pack-destination ../dist
 
 clean:
 	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache
