@@ -1,5 +1,5 @@
-"""Render the project's generated files, latex/pith.sty and the manual's source
-latex/pith-doc.tex, from their templates, `brand` and `sty_options`.
+"""Render the project's generated files, latex/pith.sty, the manual's source latex/pith-doc.tex
+and the web/ package, from templates, `brand` and `sty_options`.
 
 The LaTeX package is never edited by hand: `render_all` writes it from
 `templates/pith.sty.j2` and the brand values, and `check` says whether the committed copy
@@ -128,7 +128,19 @@ def outputs(root: Path) -> dict[Path, str]:
     if not (root / CHECKOUT_MARK).is_file():
         raise PithError(f"{root}: not a pithtex checkout (no {CHECKOUT_MARK.as_posix()}); render regenerates the "
                         "project's latex/pith.sty. To put pith.sty next to a paper, run `pithtex sty`")
-    return {STY_PATH: render_sty(), DOC_PATH: render_doc()}
+    files = {STY_PATH: render_sty(), DOC_PATH: render_doc()}
+    if (root / "web").is_dir():  # the npm package of <pith-badge> (a copy of latex/ alone has none)
+        files.update(_web_package())
+        if (root / "LICENSE").is_file():  # the package carries the project's MIT licence
+            files[Path("web") / "LICENSE"] = (root / "LICENSE").read_text(encoding="utf-8")
+    return files
+
+
+def _web_package() -> dict[Path, str]:
+    """The npm package under web/ (the <pith-badge> element), rendered like pith.sty."""
+    from .webassets import package_files
+
+    return package_files()
 
 
 def render_all(root: Path | str = ".") -> list[Path]:
