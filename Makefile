@@ -9,13 +9,14 @@ PITHTEX := $(BIN)/pithtex
 OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), the PDF tools the tests compare
-# against, and Chromium for the in-browser badge test.
+# against, and Chromium and Firefox ESR for the in-browser <pith-badge> tests.
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
 	texlive-science texlive-lang-french texlive-lang-german latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
-	chromium fonts-dejavu-core
+	chromium firefox-esr fonts-dejavu-core
 
-.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan
+.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \
+	texlive-matrix doc
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
@@ -25,6 +26,9 @@ help:
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
 	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
 	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
+	@echo "make web-pack  the npm package of <pith-badge> (web/) as dist/pith-badge-VERSION.tgz"
+	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root)"
+	@echo "make doc    the manual, latex/pith-doc.tex -> $(OUT)/doc/pith-doc.pdf"
 
 $(BIN)/pithtex: pyproject.toml
 	@# Debian's python3 needs python3-venv for `-m venv`; install it when we can.
@@ -77,7 +81,7 @@ examples: venv system-packages
 demo: venv system-packages
 	@bash examples/demo.sh $(PITHTEX) $(OUT)
 
-test: venv system-packages
+test: venv system-packages web-deps
 	$(BIN)/pytest -n auto -q
 	$(BIN)/ruff check .
 
@@ -94,6 +98,7 @@ dist: venv
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/twine check --strict dist/*
+	$(MAKE) --no-print-directory web-pack
 
 # pith.zip as CTAN expects a package: one top folder pith/ with the README, the .sty, the
 # manual's source and PDF (when built), and the licence statement. No hidden files, no
@@ -109,5 +114,41 @@ ctan: venv
 	cd $(OUT)/ctan && $(CURDIR)/$(BIN)/python -m zipfile -c ../pith.zip pith
 	@echo "wrote $(OUT)/pith.zip:"; $(BIN)/python -m zipfile -l $(OUT)/pith.zip
 
+# The web package (web/, rendered by `pithtex render`): its devDependencies (axe-core, pinned
+# in web/package.json) for the browser tests, from the npm registry; and its tarball.
+web-deps: web/node_modules/axe-core/axe.min.js
+
+web/node_modules/axe-core/axe.min.js: web/package.json
+	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
+	cd web && npm install --no-audit --no-fund --no-package-lock --silent
+	touch $@
+
+web-pack: venv
+	$(PITHTEX) render --check
+	mkdir -p dist
+	cd web && npm pack --pack-destination ../dist
+
 clean:
 	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache
+
+# TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
+# Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under
+# TEXLIVE_CACHE, built once from the Debian mirror apt already uses. cm-super and lmodern
+# give T1/TS1 text Type 1 fonts there (microtype's expansion refuses bitmap fonts).
+TEXLIVE_CACHE ?= /var/cache/pithtex-texlive
+TEXLIVE_SUITES ?= system trixie forky
+TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super lmodern
+
+texlive-matrix: venv system-packages
+	@for suite in $(filter-out system,$(TEXLIVE_SUITES)); do \
+	  tools/texlive-chroot.sh $$suite $(TEXLIVE_CACHE)/$$suite $(TEXLIVE_CHROOT_PACKAGES) || exit 1; \
+	done
+	tools/texlive-matrix.sh $(TEXLIVE_CACHE) $(BIN)/pytest $(TEXLIVE_SUITES)
+
+# The manual: latex/pith-doc.tex (rendered with pith.sty by `pithtex render`) compiled
+# beside a fresh pith.sty into $(OUT)/doc/pith-doc.pdf (not in git), where `make ctan`
+# takes it from.
+doc: venv system-packages
+	$(PITHTEX) render --check
+	$(BIN)/python -m pithtex.manual $(OUT)/doc

@@ -16,22 +16,23 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from . import brand
+from . import badgeshape, brand
+from .badgeshape import (
+    CHECK_PX,
+    HEIGHT,
+    LOGO_GAP,
+    LOGO_PX,
+    MARK_STROKE,
+    MARKS,
+    PAD,
+    label_width,
+    status_width,
+)
 from .metrics import text_width
 from .number import PithNumber
 
-HEIGHT = 20
-PAD = 5  # text padding left and right of each segment (shields: 5 px)
-LOGO_PX = 14  # the logo's drawn size; its 16-unit box is scaled to this
-LOGO_GAP = 3
-CHECK_PX = 8  # the check mark's width
-FONT_FAMILY = "DejaVu Sans,Verdana,Geneva,sans-serif"
-VERIFIED_TEXT = brand.VERIFIED
-UNVERIFIED_TEXT = "unverified"  # the web element's words until it moves to brand.STATES
-CHECKING_TEXT = "checking"
 FORMATS = ("svg", "png", "qr", "html", "md", "rst", "embed")
 
 
@@ -86,50 +87,7 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-# -- SVG ------------------------------------------------------------------------------------
-@lru_cache(maxsize=8)
-def _logo_svg(colour: str) -> str:
-    """brand.LOGO as SVG circles, scaled from its 16-unit box into LOGO_PX at (PAD, 3)."""
-    k = LOGO_PX / brand.LOGO_SIZE
-    parts = []
-    for c in brand.LOGO:
-        cx, cy = PAD + c.cx * k, 3 + (brand.LOGO_SIZE - c.cy) * k  # SVG's y grows downwards
-        paint = f'fill="none" stroke="{colour}" stroke-width="{c.stroke * k:.3g}"' if c.stroke else f'fill="{colour}"'
-        parts.append(f'<circle cx="{cx:.3g}" cy="{cy:.3g}" r="{c.r * k:.3g}" {paint}/>')
-    return "".join(parts)
-
-
-# The status marks as polylines in badge px, relative to the mark's left edge; one table
-# for the SVG and the PNG. "unchecked" has no mark: it claims nothing either way.
-MARKS: dict[str, tuple[tuple[tuple[float, float], ...], ...]] = {
-    brand.VERIFIED: (((0.0, 10.2), (2.6, 13.0), (8.0, 7.0)),),
-    brand.INVALID: (((1.0, 6.5), (7.0, 12.5)), ((7.0, 6.5), (1.0, 12.5))),
-}
-MARK_STROKE = 1.8
-
-
-def _mark_svg(word: str, x: float, colour: str) -> str:
-    lines = MARKS.get(word, ())
-    if not lines:
-        return ""
-    d = "".join("M" + "L".join(f"{x + px:.4g} {py:.4g}" for px, py in line) for line in lines)
-    return (f'<path d="{d}" fill="none" stroke="{colour}" stroke-width="{MARK_STROKE}" '
-            'stroke-linecap="round" stroke-linejoin="round"/>')
-
-
-def _shadow(fg: str) -> str:
-    # shields draws a faint shadow under light text, a light one under dark text
-    return ("#010101", ".3") if fg.lower() in ("#fff", "#ffffff") else ("#ccc", ".3")  # type: ignore[return-value]
-
-
-def _text(x_center: float, width: float, text: str, fg: str) -> str:
-    shadow, opacity = _shadow(fg)
-    x, length, t = round(x_center * 10), round(width * 10), esc(text)
-    return (f'<text aria-hidden="true" x="{x}" y="150" fill="{shadow}" fill-opacity="{opacity}" '
-            f'transform="scale(.1)" textLength="{length}">{t}</text>'
-            f'<text x="{x}" y="140" fill="{fg}" transform="scale(.1)" textLength="{length}">{t}</text>')
-
-
+# -- SVG: the drawing is pithtex.badgeshape's table, the one pith-badge.js draws too ------
 @dataclass(frozen=True)
 class Layout:
     """Segment widths in px: label (logo + 'pith'), message (the number), status (optional)."""
@@ -143,17 +101,9 @@ class Layout:
         return self.label + self.message + self.status
 
 
-def label_width() -> int:
-    return PAD + LOGO_PX + LOGO_GAP + round(text_width(brand.LABEL)) + PAD
-
-
 def message_text(number: PithNumber) -> str:
     """The badge's message: the 8 characters of the short form (the label already says 'pith')."""
     return number.body[:8]
-
-
-def status_width(text: str, mark: bool) -> int:
-    return PAD + (CHECK_PX + LOGO_GAP if mark else 0) + round(text_width(text)) + PAD
 
 
 def layout(number: PithNumber, word: str | None = None) -> Layout:
@@ -192,35 +142,11 @@ def _capped(text: str, limit: int = 200) -> str:
 def svg(number: PithNumber, state: BadgeState | None = None, theme: str = "light") -> str:
     """The badge as a standalone SVG document (UTF-8 text)."""
     state = state or BadgeState()
-    t = brand.THEMES[theme]
     lay = layout(number, state.word)
-    w, lw, mw = lay.width, lay.label, lay.message
+    drawing = badgeshape.shape(state.word, lay.status)
     uid = f"{number.body[:8]}{state.word[0] if state.word else ''}{theme[0]}"
-    label_fg, msg_fg = t.label_fg.hex, t.message_fg.hex
-    rects = (f'<rect width="{lw}" height="{HEIGHT}" fill="{t.label_bg.hex}"/>'
-             f'<rect x="{lw}" width="{mw}" height="{HEIGHT}" fill="{t.message_bg.hex}"/>')
-    texts = (_text(PAD + LOGO_PX + LOGO_GAP + (lw - PAD - LOGO_PX - LOGO_GAP - PAD) / 2,
-                   text_width(brand.LABEL), brand.LABEL, label_fg)
-             + _text(lw + mw / 2, mw - 2 * PAD, message_text(number), msg_fg))
-    mark = ""
-    if state.word:
-        x = lw + mw
-        rects += f'<rect x="{x}" width="{lay.status}" height="{HEIGHT}" fill="{t.state_bg(state.word).hex}"/>'
-        tx = _status_text_x(x, state.word)
-        texts += _text(tx + (lay.status - (tx - x) - PAD) / 2, lay.status - (tx - x) - PAD, state.word, msg_fg)
-        mark = _mark_svg(state.word, x + PAD, msg_fg)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{HEIGHT}" '
-        f'viewBox="0 0 {w} {HEIGHT}" role="img" aria-label="{esc(aria_label(number, state.word))}">'
-        f"<title>{esc(svg_title(number, state))}</title>"
-        f'<linearGradient id="s{uid}" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/>'
-        '<stop offset="1" stop-opacity=".1"/></linearGradient>'
-        f'<clipPath id="r{uid}"><rect width="{w}" height="{HEIGHT}" rx="3" fill="#fff"/></clipPath>'
-        f'<g clip-path="url(#r{uid})">{rects}<rect width="{w}" height="{HEIGHT}" fill="url(#s{uid})"/></g>'
-        f"{_logo_svg(label_fg)}{mark}"
-        f'<g text-anchor="middle" font-family="{FONT_FAMILY}" text-rendering="geometricPrecision" '
-        f'font-size="110">{texts}</g></svg>'
-    )
+    return badgeshape.to_svg(drawing, message_text(number), brand.THEMES[theme], uid,
+                             aria_label(number, state.word), svg_title(number, state))
 
 
 # -- PNG ------------------------------------------------------------------------------------
@@ -463,7 +389,7 @@ def image_name(number: PithNumber, theme: str = "light", ext: str = "svg") -> st
 
 def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_url: str | None = None) -> str:
     """A paste-ready HTML, Markdown or reStructuredText badge linking the number's page."""
-    from .webassets import render_template
+    from .templating import render_template
 
     image_url = image_url or image_name(number)
     dark_url = dark_url or (image_name(number, "dark") if image_url == image_name(number) else None)

@@ -28,6 +28,7 @@ INVALID = "invalid"  # the record verifiably fails (tampered, wrong number, bad 
 UNCHECKED = "unchecked"  # cannot be decided (no receipt, unknown key, network, offline)
 STATES: dict[str, int] = {VERIFIED: 0, INVALID: 1, UNCHECKED: 3}
 STATE_OF_EXIT: dict[int, str] = {code: word for word, code in STATES.items()}
+CHECKING = "checking"  # the web element's word while its check runs (drawn in unchecked_bg)
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,6 @@ class Theme:
     def state_bg(self, word: str) -> Colour:
         """The status segment's colour for a state word from STATES."""
         return {VERIFIED: self.verified_bg, INVALID: self.invalid_bg, UNCHECKED: self.unchecked_bg}[word]
-
-    @property
-    def unverified_bg(self) -> Colour:
-        """The web element's name for `unchecked_bg` until it moves to STATES' words."""
-        return self.unchecked_bg
 
 
 LIGHT = Theme(

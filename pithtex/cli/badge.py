@@ -17,6 +17,7 @@ examples:
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format qr -o pith-qr.svg     # or .png
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format md                    # html, md, rst
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed -o site/badge.html
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed --cdn           # the npm package from a CDN
 
 With a record (--record, or fetched with --online or --arxiv) an SVG/PNG badge shows the
 outcome of checking it, once, when it is made: "verified" only when the record hashes to
@@ -24,8 +25,9 @@ this number and its receipt verifies under a pinned key; "invalid" when it verif
 fails (exit code 1); "unchecked" when it cannot be decided (exit code 3). Without a
 record, the badge shows no state. --arxiv ID asks the resolver which number that paper
 has (/api/pith-number/resolve?arxiv=ID) and checks that the record is of that paper.
-The embed (--format embed) writes badge.html plus pith-badge.js beside it: the reader's
-browser checks the record itself, every time.
+The embed (--format embed) writes badge.html plus pith-badge.js beside it (with --cdn: the
+npm package pith-badge from a CDN, pinned by its hash): the reader's browser checks the
+record itself, every time, and says verified, invalid or unchecked.
 Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
 """
 
@@ -56,6 +58,8 @@ def register(subparsers) -> None:
     p.add_argument("--image-url", metavar="URL", help="snippets: the badge image (default pith-XXXXXXXX.svg)")
     p.add_argument("--dark-image-url", metavar="URL", help="HTML snippet: the dark-mode image")
     p.add_argument("--src", metavar="URL", help="embed: where the browser fetches the record (default: the resolver)")
+    p.add_argument("--cdn", action="store_true", help="embed: load the element from a CDN (npm package pith-badge), "
+                   "pinned by its hash; writes no script file")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout for text formats)")
 
 
@@ -161,14 +165,17 @@ def _embed(args, number) -> int:
     from .. import webassets
     from ..files import write_atomic
 
-    snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme)
+    snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme,
+                                      cdn=args.cdn, base_url=args.base_url if args.cdn else None)
     if not args.output:
-        _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html")
+        if not args.cdn:
+            _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html (or use --cdn)")
         sys.stdout.write(snippet)
         return 0
     out = Path(args.output)
     _check_folder(out)
-    write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
+    if not args.cdn:
+        write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
     return 0
 
