@@ -57,7 +57,7 @@ def _print(r: dict) -> None:
     if r["pdfa"]:
         rows.append(("PDF/A", r["pdfa"]))
     if r["signed"]:
-        rows.append(("signed", "yes"))
+        rows.append(("signed", "yes, certified (/DocMDP)" if r.get("certified") else "yes"))
     if r["encrypted"]:
         rows.append(("encrypted", r["encryption"]["method"]))
     if r.get("after_pithtex_update"):
