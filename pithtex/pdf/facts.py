@@ -169,7 +169,8 @@ class Facts:
             "file": self.file, "number": self.number.body if self.number else None, "info": dict(self.info),
             "xmp": xmp, "links": [link.uri for link in self.links], "attachment": self.attachment is not None,
             "agree": self.agree, "pithtex_update": self.update is not None, "encrypted": enc is not None,
-            "signed": self.signed, "certified": self.certified, "pdfa": self.pdfa, "sources": {k: v.body for k, v in self.sources.items()},
+            "signed": self.signed, "certified": self.certified, "pdfa": self.pdfa,
+            "sources": {k: v.body for k, v in self.sources.items()},
             "links_all_pages": self.links_all_pages,
         }
         if self.attachment is not None:
