@@ -125,6 +125,7 @@ def render_all(root: Path | str = ".") -> list[Path]:
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():
+        (root / rel).parent.mkdir(exist_ok=True)  # latex/: render owns it (--root may be a new paper)
         write_atomic(root / rel, text)
         written.append(root / rel)
     return written

@@ -22,6 +22,10 @@ examples:
 is checked once, when it is made. The embed (--format embed) writes badge.html plus
 pith-badge.js beside it: the reader's browser checks the record itself, every time.
 Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
+
+output: without -o (or with -o -) text goes to stdout; a PNG only when stdout is not a
+terminal. -o writes a regular file (a symlink is followed to its target; devices, FIFOs and
+folders are refused) in a folder that must exist; svg/png/qr need a matching .svg/.png name.
 """
 
 TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
@@ -40,7 +44,8 @@ def register(subparsers) -> None:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--record", metavar="FILE", help="verify this record file; 'verified' if it holds")
     source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
-    p.add_argument("--offline", action="store_true", help="with --online: the cached record only")
+    source.add_argument("--offline", action="store_true",
+                        help="verify the cached record (from an earlier --online) without the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too")
     p.add_argument("--format", "-f", choices=("svg", "png", "qr", "html", "md", "rst", "embed"), default="svg")
@@ -54,19 +59,17 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from .. import badge
-    from ..errors import PithError
     from ..number import PithNumber
 
     number = PithNumber.parse(args.number)
-    if args.offline and not args.online:
-        args.online = True
-    state = _state(args, number) if args.format in ("svg", "png") else badge.BadgeState()
+    if args.output == "-":
+        args.output = None  # `-o -` is stdout, as without -o
     fmt = args.format
+    _check_output(args, fmt)
+    state = _state(args, number) if fmt in ("svg", "png") else badge.BadgeState()
     if fmt == "svg":
         return _emit(args, badge.svg(number, state, args.theme))
     if fmt == "png":
-        if not args.output and sys.stdout.isatty():
-            raise PithError("a PNG badge needs -o FILE.png (it is not printed to a terminal)")
         if badge.png_font_path() is None:
             _note("DejaVu Sans (Debian: fonts-dejavu-core) is missing; the PNG uses Pillow's built-in font")
         return _emit(args, badge.png(number, state, args.theme, args.scale))
@@ -82,13 +85,35 @@ def run(args) -> int:
     return _emit(args, text)
 
 
+# An image written under another format's extension is a broken image: refuse the mismatch.
+IMAGE_SUFFIXES = {"svg": (".svg",), "png": (".png",), "qr": (".svg", ".png")}
+
+
+def _check_output(args, fmt: str) -> None:
+    """Refuse, before any work, what would be wrong to write: binary to a terminal, an
+    image under a mismatched extension, a path that is not a regular file."""
+    from ..errors import PithError
+    from ..files import output_path
+
+    if not args.output:
+        if fmt == "png" and sys.stdout.isatty():
+            raise PithError("a PNG badge is binary: give -o FILE.png, or redirect stdout (not a terminal)")
+        return
+    output_path(args.output)
+    suffix = Path(args.output).suffix.lower()
+    allowed = IMAGE_SUFFIXES.get(fmt)
+    if allowed and suffix not in allowed:
+        raise PithError(f"{args.output}: --format {fmt} writes {' or '.join(allowed)} files, "
+                        f"not {suffix or 'a name without extension'}; give a matching file name")
+
+
 def _state(args, number):
     """Verify the given or fetched record; any failure leaves the badge plain, with a note."""
     from .. import badge
     from ..errors import PithError
     from ..trust import load_keys, pinned_keys
 
-    if not args.record and not args.online:
+    if not args.record and not args.online and not args.offline:
         return badge.BadgeState()
     keys = pinned_keys()
     if args.keys:
@@ -123,7 +148,6 @@ def _embed(args, number) -> int:
         sys.stdout.write(snippet)
         return 0
     out = Path(args.output)
-    _check_folder(out)
     write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
     return 0
@@ -133,23 +157,12 @@ def _emit(args, content: str | bytes) -> int:
     from ..files import write_atomic
 
     if args.output:
-        out = Path(args.output)
-        _check_folder(out)
-        write_atomic(out, content)
+        write_atomic(args.output, content)
     elif isinstance(content, bytes):
         sys.stdout.buffer.write(content)
     else:
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
     return 0
-
-
-def _check_folder(out: Path) -> None:
-    from ..errors import PithError
-
-    if out.is_dir():
-        raise PithError(f"{out}: is a folder; give a file name for -o")
-    if not out.parent.is_dir():
-        raise PithError(f"{out}: the folder {out.parent} does not exist")
 
 
 def _note(message: str) -> None:
