@@ -126,7 +126,7 @@ def _state(args, number):
         else:
             from ..resolver import Resolver
 
-            document = Resolver(args.base_url, offline=args.offline).fetch_record(number).document
+            document = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number).document
     except PithError as exc:
         if args.record and not Path(args.record).exists():
             raise

@@ -91,7 +91,7 @@ def _run_online(args, number, keys, source: str) -> int:
     if args.number and PithNumber.parse(args.number).body != number.body:
         raise PithError(f"{source} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
     try:
-        fetched = Resolver(args.base_url, offline=args.offline).fetch_record(number)
+        fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number)
     except PithError as exc:
         if args.json:
             emit_json(_failed_fetch(number, str(exc)))
