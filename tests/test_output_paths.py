@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,8 +147,7 @@ def test_batch_outputs_that_collide_are_refused_before_writing(tmp_path):
 
 
 def test_new_files_honour_the_umask_and_replaced_files_keep_their_mode(tmp_path):
-    exe = Path(os.environ.get("VIRTUAL_ENV", ROOT / ".venv")) / "bin" / "pithtex"
-    exe = exe if exe.exists() else ROOT / ".venv" / "bin" / "pithtex"
+    exe = Path(sys.executable).parent / "pithtex"
     out = tmp_path / "upload.tar.gz"
     for umask, mode in (("022", 0o644), ("077", 0o600)):
         out.unlink(missing_ok=True)

@@ -44,16 +44,19 @@ def register(subparsers) -> None:
     p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
     p.add_argument("--title", help="also check that this title hashes to the record's title_canon_sha256")
     p.add_argument("--number", metavar="ID", help="also check that the record is this Pith Number")
-    p.add_argument("--online", action="store_true",
-                   help="fetch the record of a Pith Number or PDF from the resolver (the default for those)")
-    p.add_argument("--offline", action="store_true", help="use only the cached record; never the network")
+    network = p.add_mutually_exclusive_group()
+    network.add_argument("--online", action="store_true",
+                         help="fetch the record of a Pith Number or PDF from the resolver (the default for those)")
+    network.add_argument("--offline", action="store_true",
+                         help="for a Pith Number or PDF: use only the cached record; never the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
 
 def run(args) -> int:
-    from ..errors import InvalidNumber
+    from ..errors import InvalidNumber, PithError
     from ..number import PithNumber
+    from ..resolver import looks_like_arxiv_id
     from ..trust import load_keys, pinned_keys
 
     keys = pinned_keys()
@@ -63,7 +66,16 @@ def run(args) -> int:
     path = Path(target)
     if path.exists() and not path.is_dir() and _is_pdf(path):
         return _run_online(args, _number_from_pdf(path), keys, source=target)
+    if not path.exists() and looks_like_arxiv_id(target):
+        raise InvalidNumber(
+            f"{target} looks like an arXiv id, not a record file, PDF or Pith Number: pass the paper's "
+            "Pith Number (pith:YYYY:BODY, shown on its pith.science page) or its pith-stamped PDF"
+        )
     if path.exists() or "/" in target or "." in target:
+        if (args.online or args.offline) and path.exists():
+            flag = "--online" if args.online else "--offline"
+            raise PithError(f"{flag} is for a Pith Number or a PDF; {target} is verified from its own "
+                            f"contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
         return _run_file(args, keys)
     try:
         number = PithNumber.parse(target)
@@ -94,19 +106,21 @@ def _run_online(args, number, keys, source: str) -> int:
         fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number)
     except PithError as exc:
         if args.json:
-            emit_json(_failed_fetch(number, str(exc)))
+            emit_json(_failed_fetch(number, exc))
         raise
     report = verify_document(fetched.document, keys, title=args.title, expect=number)
     report.checks = {"fetch": Check("pass", fetched.detail), **report.checks}
     return _print(args, report, fetched.url)
 
 
-def _failed_fetch(number, message: str) -> dict:
-    """The JSON report when no record could be had: same keys as a report, nothing verified."""
+def _failed_fetch(number, exc) -> dict:
+    """The JSON report when no record could be had: same keys as a report, nothing verified,
+    plus the "error" and "exit_code" every --json error carries."""
     return {
         "verified": False, "number": number.body, "long": number.long, "short": number.short,
         "url": number.url, "canonical_sha256": None, "key_id": None,
-        "checks": {"fetch": "unknown"}, "details": {"fetch": message},
+        "checks": {"fetch": "unknown"}, "details": {"fetch": str(exc)},
+        "error": str(exc), "exit_code": exc.exit_code,
     }
 
 
@@ -149,7 +163,7 @@ def _print(args, report, source: str) -> int:
 
 def print_report(report, source: str) -> None:
     verdict = {0: "VERIFIED", 1: "FAILED", 3: "NOT DECIDED"}[report.exit_code]
-    print(f"{report.number}  {verdict}  ({source})")
+    print(f"{report.headline_number}  {verdict}  ({source})")
     for name, check in report.checks.items():
         print(f"  [{MARKS[check.status]}] {name:<10} {check.detail}")
     if report.verified:
