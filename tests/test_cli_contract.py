@@ -183,5 +183,6 @@ def test_image_formats_refuse_a_mismatched_extension(tmp_path):
     assert list(tmp_path.iterdir()) == []
     p = subprocess.run(  # `-o -` means stdout for badge, as documented
         [str(Path(sys.executable).parent / "pithtex"), "badge", BODY, "--format", "png", "-o", "-"],
-        capture_output=True, timeout=60)
+        capture_output=True, timeout=60, cwd=tmp_path)
     assert p.returncode == 0 and p.stdout.startswith(b"\x89PNG")
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
