@@ -149,11 +149,11 @@ def test_a_tampered_record_names_the_number_asked_for(fake, tmp_path):
     assert f"asked for {BODY}, but the record hashes to" in p.stdout
 
 
-def run_on_a_terminal(*args: str) -> tuple[int, bytes]:
+def run_on_a_terminal(*args: str, cwd: Path) -> tuple[int, bytes]:
     """Run pithtex with stdout on a real pseudo-terminal; (exit code, bytes the terminal got)."""
     master, slave = pty.openpty()
     exe = Path(sys.executable).parent / "pithtex"
-    proc = subprocess.Popen([str(exe), *args], stdout=slave, stderr=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen([str(exe), *args], stdout=slave, stderr=subprocess.PIPE, cwd=cwd)
     os.close(slave)
     code = proc.wait(timeout=60)
     proc.stderr.close()
@@ -170,10 +170,11 @@ def run_on_a_terminal(*args: str) -> tuple[int, bytes]:
     return code, got
 
 
-def test_a_png_is_never_written_to_a_terminal():
+def test_a_png_is_never_written_to_a_terminal(tmp_path):
     for args in (["--format", "png"], ["--format", "png", "-o", "-"]):
-        code, got = run_on_a_terminal("badge", BODY, *args)
+        code, got = run_on_a_terminal("badge", BODY, *args, cwd=tmp_path)
         assert code == 2 and b"PNG" not in got and got == b""
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_image_formats_refuse_a_mismatched_extension(tmp_path):
