@@ -19,7 +19,10 @@ what "verified" means: the canonical record hashes to the number, and a pinned r
 key signed that hash. Nothing else in a record (paper details, status, citations) is signed.
 A record fetched from the resolver (--online) is checked exactly like a file: the server
 is never trusted. The resolver is https://pith.science unless --base-url or PITH_BASE_URL
-say otherwise; records are cached under $XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex).
+say otherwise. PITH_TIMEOUT (seconds, default 20) bounds one whole fetch: connect, headers,
+redirects, body and retries. Only records that verify are cached, per resolver, under
+$XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex), and re-verified whenever they are read.
+A record file is verified from its own contents: --online/--offline are for IDs and PDFs.
 
 exit codes: 0 verified, 1 something verifiably failed (tampered record, wrong number,
 bad signature), 2 unusable input, 3 cannot be decided (no receipt, unknown key, server
