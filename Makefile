@@ -9,13 +9,13 @@ PITHTEX := $(BIN)/pithtex
 OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), the PDF tools the tests compare
-# against, and Chromium for the in-browser badge test.
+# against, and Chromium and Firefox ESR for the in-browser <pith-badge> tests.
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
 	texlive-science texlive-lang-french texlive-lang-german latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
-	chromium fonts-dejavu-core
+	chromium firefox-esr fonts-dejavu-core
 
-.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean
+.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
@@ -23,6 +23,9 @@ help:
 	@echo "make render re-render latex/pith.sty and the web assets from the templates"
 	@echo "make examples  build every example paper into $(OUT)/examples/<class>/paper.pdf"
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
+	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
+	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
+	@echo "make web-pack  the npm package of <pith-badge> (web/) as dist/pith-badge-VERSION.tgz"
 
 $(BIN)/pithtex: pyproject.toml
 	@# Debian's python3 needs python3-venv for `-m venv`; install it when we can.
@@ -57,12 +60,14 @@ render: venv
 	$(PITHTEX) render
 
 # Every example paper (examples/<class>/paper.tex, an arXiv upload each) built with
-# pdflatex into $(OUT)/examples/<class>/ so the upload folders stay clean.
+# pdflatex into $(OUT)/examples/<class>/, beside the current pith.sty, so the upload
+# folders stay clean.
 examples: venv system-packages
 	$(PITHTEX) render --check
 	@for dir in examples/*/; do \
 	  cls=$$(basename $$dir); [ -f $$dir/paper.tex ] || continue; \
 	  rm -rf $(OUT)/examples/$$cls && mkdir -p $(OUT)/examples && cp -r $$dir $(OUT)/examples/$$cls; \
+	  $(PITHTEX) sty $(OUT)/examples/$$cls >/dev/null; \
 	  for pass in 1 2; do \
 	    (cd $(OUT)/examples/$$cls && pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null) \
 	      || { echo "failed: $$cls (see $(OUT)/examples/$$cls/paper.log)"; exit 1; }; \
@@ -73,7 +78,7 @@ examples: venv system-packages
 demo: venv system-packages
 	@bash examples/demo.sh $(PITHTEX) $(OUT)
 
-test: venv system-packages
+test: venv system-packages web-deps
 	$(BIN)/pytest -n auto -q
 	$(BIN)/ruff check .
 
@@ -83,5 +88,43 @@ lint: venv
 bench: venv system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
+# The release: sdist and wheel from pyproject.toml (version from pithtex/brand.py, the same
+# one pith.sty declares), then twine's check of what PyPI would show.
+dist: venv
+	$(PITHTEX) render --check
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+	$(MAKE) --no-print-directory web-pack
+
+# pith.zip as CTAN expects a package: one top folder pith/ with the README, the .sty, the
+# manual's source and PDF (when built), and the licence statement. No hidden files, no
+# executable bits, files only from latex/.
+CTAN_DIR := $(OUT)/ctan/pith
+ctan: venv
+	$(PITHTEX) render --check
+	rm -rf $(OUT)/ctan $(OUT)/pith.zip && mkdir -p $(CTAN_DIR)
+	install -m 644 latex/README.md latex/pith.sty latex/LICENSE $(CTAN_DIR)/
+	@for f in latex/pith-doc.tex $(OUT)/doc/pith-doc.pdf; do \
+	  if [ -f $$f ]; then install -m 644 $$f $(CTAN_DIR)/; else echo "note: $$f not there yet, left out of pith.zip"; fi; \
+	done
+	cd $(OUT)/ctan && $(CURDIR)/$(BIN)/python -m zipfile -c ../pith.zip pith
+	@echo "wrote $(OUT)/pith.zip:"; $(BIN)/python -m zipfile -l $(OUT)/pith.zip
+
+# The web package (web/, rendered by `pithtex render`): its devDependencies (axe-core, pinned
+# in web/package.json) for the browser tests, from the npm registry; and its tarball.
+web-deps: web/node_modules/axe-core/axe.min.js
+
+web/node_modules/axe-core/axe.min.js: web/package.json
+	@command -v npm >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
+	cd web && npm install --no-audit --no-fund --no-package-lock --silent
+	touch $@
+
+web-pack: venv
+	$(PITHTEX) render --check
+	mkdir -p dist
+	cd web && npm pack --pack-destination ../dist
+
 clean:
-	rm -rf $(OUT) .pytest_cache .ruff_cache
+	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pithtex import badge
+from pithtex import badge, brand
 from pithtex.number import PithNumber
 
 NODE_LOOP = """
@@ -44,7 +44,7 @@ def numbers(count: int) -> list[PithNumber]:
 
 
 def pithtex_rate(items: list[PithNumber], verified: bool) -> float:
-    state = badge.BadgeState(True, "bench", "pith-v1-2026-05") if verified else None
+    state = badge.BadgeState(brand.VERIFIED, "bench", "pith-v1-2026-05") if verified else None
     for n in items[:2000]:
         badge.svg(n, state)  # warm-up
     t0 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Records per second over 10,000 synthetic records, one core: hash only, and hash + signature.
 
-Targets (issue 2): >= 50,000/s hash-only, >= 5,000/s with Ed25519 signatures.
+Targets: >= 50,000/s hash-only, >= 5,000/s with Ed25519 signatures.
 Run: .venv/bin/python bench/verify.py [COUNT]
 """
 

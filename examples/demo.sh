@@ -19,18 +19,19 @@ where "seed record" "$SEED"
 step "Its verification (hash, number, Ed25519 receipt)"
 "$PITHTEX" verify "$SEED"
 
-# --- pith.sty: render, compile an example paper (issue 3) ---
-step "pith.sty: rendered from its template and the brand, then an example paper compiled with pdflatex"
+# --- pith.sty: rendered, put next to an example paper, compiled ---
+step "pith.sty: rendered from its template, put next to a copy of an example paper (pithtex sty), compiled"
 "$PITHTEX" render --check || "$PITHTEX" render
 rm -rf "$OUT/article" && cp -r examples/article "$OUT/article"
+"$PITHTEX" sty "$OUT/article"
 (cd "$OUT/article" && for pass in 1 2; do pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null; done)
 cp "$OUT/article/paper.pdf" "$OUT/paper.pdf"
 tr -d '\n' < "$OUT/article/paper.log" | grep -o 'Package pith [A-Za-z]*: [^.]*\.' || true
 "$PITHTEX" inspect "$OUT/paper.pdf"
-where "pith.sty" "latex/pith.sty (rendered; examples/<class>/ carry copies)"
+where "pith.sty" "latex/pith.sty (rendered; \`pithtex sty DIR\` puts it next to a paper)"
 where "example paper (PDF)" "$OUT/paper.pdf"
 
-# --- stamp and inspect (issue 4) ---
+# --- stamp and inspect ---
 step "Stamp a PDF (one incremental update: the original bytes stay first), inspect it, revert it"
 STAMP_IN="$OUT/paper.pdf"
 if [ ! -f "$STAMP_IN" ]; then  # no pith.sty paper yet: a one-page plain TeX PDF will do
@@ -45,7 +46,7 @@ fi
 cmp "$STAMP_IN" "$OUT/reverted.pdf" && echo "reverted: byte-identical to $STAMP_IN"
 where "stamped PDF" "$OUT/stamped.pdf"
 
-# --- badges (issue 5) ---
+# --- badges ---
 step "Badges for web pages: SVG (verified against the seed record), PNG @2x, QR, snippets, self-verifying embed"
 B="$OUT/badges"
 mkdir -p "$B"
@@ -63,12 +64,14 @@ where "badge snippets" "$B/snippet.html, .md, .rst"
 where "self-verifying badge" "$B/embed.html + pith-badge.js (serve it: python3 -m http.server -d $B)"
 
 
-# --- arXiv check and bundle (issue 6) ---
-step "Would arXiv compile examples/article, with the pith badge and metadata intact? (every route)"
-"$PITHTEX" check examples/article --engine all
-where "checked paper" "examples/article"
+# --- arXiv check and bundle ---
+step "Would arXiv compile the article (with pith.sty beside it), badge and metadata intact? (every route)"
+rm -rf "$OUT/article-check" && cp -r examples/article "$OUT/article-check"
+"$PITHTEX" sty "$OUT/article-check" >/dev/null
+"$PITHTEX" check "$OUT/article-check" --engine all
+where "checked paper" "$OUT/article-check"
 
-step "The arXiv upload: only the files the compile used, plus the .bbl and pith.sty; then checked"
+step "The arXiv upload of examples/article: the files the compile used, the .bbl, and the current pith.sty"
 "$PITHTEX" bundle examples/article -o "$OUT/article-upload.tar.gz"
 where "arXiv upload" "$OUT/article-upload.tar.gz"
 

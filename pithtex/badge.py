@@ -3,40 +3,61 @@
 The SVG follows the shields.io "flat" look (20 px high, 5 px padding, text drawn at 10x
 and scaled by `scale(.1)` with `textLength`, `role="img"`, `aria-label`, `<title>`), with
 widths from `pithtex.metrics` so no font is needed. Everything here is a pure function of
-its arguments; the caller decides whether a badge may say "verified" (see `badge_state`):
-only a record that verified against a trusted key, and hashes to this very number, does.
+its arguments; the caller decides which state word a badge shows (see `badge_state` and
+`brand.STATES`): "verified" only for a record that verified against a trusted key and
+hashes to this very number, "invalid" for one that verifiably fails, "unchecked" when it
+could not be decided, and no word at all when no record was checked.
 """
 
 from __future__ import annotations
 
 import html
+import itertools
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from . import brand
+from . import badgeshape, brand
+from .badgeshape import (
+    CHECK_PX,
+    HEIGHT,
+    LOGO_GAP,
+    LOGO_PX,
+    MARK_STROKE,
+    MARKS,
+    PAD,
+    label_width,
+    status_width,
+)
 from .metrics import text_width
 from .number import PithNumber
 
-HEIGHT = 20
-PAD = 5  # text padding left and right of each segment (shields: 5 px)
-LOGO_PX = 14  # the logo's drawn size; its 16-unit box is scaled to this
-LOGO_GAP = 3
-CHECK_PX = 8  # the check mark's width
-FONT_FAMILY = "DejaVu Sans,Verdana,Geneva,sans-serif"
-VERIFIED_TEXT = "verified"
-UNVERIFIED_TEXT = "unverified"
-CHECKING_TEXT = "checking"
 FORMATS = ("svg", "png", "qr", "html", "md", "rst", "embed")
 
 
 @dataclass(frozen=True)
 class BadgeState:
-    """What a badge may claim. `verified` is True only from `badge_state` with a passing report."""
+    """What a badge may claim: a word of `brand.STATES`, or None when no record was checked.
 
-    verified: bool = False
+    `word` is "verified" only from `badge_state` with a passing report for this number."""
+
+    word: str | None = None
     reason: str = "no record was checked"
     key_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.word is not None and self.word not in brand.STATES:
+            raise ValueError(f"unknown badge state {self.word!r}")
+
+    @property
+    def verified(self) -> bool:
+        return self.word == brand.VERIFIED
+
+    @property
+    def exit_code(self) -> int:
+        """The command line's exit code for this outcome (0 when nothing was checked)."""
+        return brand.STATES[self.word] if self.word else 0
 
 
 def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: Any = None) -> BadgeState:
@@ -47,9 +68,18 @@ def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: Any =
 
     report = verify_document(document, keys, expect=number)
     if report.verified and report.number.body == number.body:
-        return BadgeState(True, f"hash and signature by {report.key_id} checked", report.key_id)
-    problems = [f"{name}: {c.detail}" for name, c in report.checks.items() if c.status != "pass"]
-    return BadgeState(False, problems[0] if problems else "the record did not verify")
+        return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id)
+    return state_of_report(report)
+
+
+def state_of_report(report: Any) -> BadgeState:
+    """The badge state of a `verify.Report`: its exit code's word, and the first check not passed."""
+    word = brand.STATE_OF_EXIT[report.exit_code]
+    if word == brand.VERIFIED:
+        return BadgeState(word, f"hash and signature by {report.key_id} checked", report.key_id)
+    wanted = "fail" if word == brand.INVALID else "unknown"
+    problems = [f"{name}: {c.detail}" for name, c in report.checks.items() if c.status == wanted]
+    return BadgeState(word, problems[0] if problems else "the record did not verify", report.key_id)
 
 
 def esc(text: str) -> str:
@@ -57,37 +87,7 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-# -- SVG ------------------------------------------------------------------------------------
-@lru_cache(maxsize=8)
-def _logo_svg(colour: str) -> str:
-    """brand.LOGO as SVG circles, scaled from its 16-unit box into LOGO_PX at (PAD, 3)."""
-    k = LOGO_PX / brand.LOGO_SIZE
-    parts = []
-    for c in brand.LOGO:
-        cx, cy = PAD + c.cx * k, 3 + (brand.LOGO_SIZE - c.cy) * k  # SVG's y grows downwards
-        paint = f'fill="none" stroke="{colour}" stroke-width="{c.stroke * k:.3g}"' if c.stroke else f'fill="{colour}"'
-        parts.append(f'<circle cx="{cx:.3g}" cy="{cy:.3g}" r="{c.r * k:.3g}" {paint}/>')
-    return "".join(parts)
-
-
-def _check_svg(x: float, colour: str) -> str:
-    return (f'<path d="M{x:.4g} 10.2l2.6 2.8 5.4-6" fill="none" stroke="{colour}" '
-            'stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round"/>')
-
-
-def _shadow(fg: str) -> str:
-    # shields draws a faint shadow under light text, a light one under dark text
-    return ("#010101", ".3") if fg.lower() in ("#fff", "#ffffff") else ("#ccc", ".3")  # type: ignore[return-value]
-
-
-def _text(x_center: float, width: float, text: str, fg: str) -> str:
-    shadow, opacity = _shadow(fg)
-    x, length, t = round(x_center * 10), round(width * 10), esc(text)
-    return (f'<text aria-hidden="true" x="{x}" y="150" fill="{shadow}" fill-opacity="{opacity}" '
-            f'transform="scale(.1)" textLength="{length}">{t}</text>'
-            f'<text x="{x}" y="140" fill="{fg}" transform="scale(.1)" textLength="{length}">{t}</text>')
-
-
+# -- SVG: the drawing is pithtex.badgeshape's table, the one pith-badge.js draws too ------
 @dataclass(frozen=True)
 class Layout:
     """Segment widths in px: label (logo + 'pith'), message (the number), status (optional)."""
@@ -101,67 +101,52 @@ class Layout:
         return self.label + self.message + self.status
 
 
-def label_width() -> int:
-    return PAD + LOGO_PX + LOGO_GAP + round(text_width(brand.LABEL)) + PAD
-
-
 def message_text(number: PithNumber) -> str:
     """The badge's message: the 8 characters of the short form (the label already says 'pith')."""
     return number.body[:8]
 
 
-def status_width(text: str, mark: bool) -> int:
-    return PAD + (CHECK_PX + LOGO_GAP if mark else 0) + round(text_width(text)) + PAD
-
-
-def layout(number: PithNumber, verified: bool) -> Layout:
-    status = status_width(VERIFIED_TEXT, True) if verified else 0
+def layout(number: PithNumber, word: str | None = None) -> Layout:
+    """The widths for a badge showing state `word` (None or False: no status segment)."""
+    status = status_width(word, word in MARKS) if word else 0
     return Layout(label_width(), PAD + round(text_width(message_text(number))) + PAD, status)
 
 
-def aria_label(number: PithNumber, verified: bool) -> str:
-    return f"{brand.LABEL}: {message_text(number)}" + (", verified" if verified else "")
+def aria_label(number: PithNumber, word: str | None = None) -> str:
+    return f"{brand.LABEL}: {message_text(number)}" + (f", {word}" if word else "")
+
+
+def alt_text(number: PithNumber) -> str:
+    """The one alt text of a badge image, in every snippet (HTML, Markdown, reST) alike;
+    equal to a plain badge's own aria-label."""
+    return aria_label(number)
 
 
 def svg_title(number: PithNumber, state: BadgeState) -> str:
     name = number.long or number.prefixed
-    if state.verified:
+    if state.word == brand.VERIFIED:
         return f"{name}, verified: the record hashes to this number and {state.key_id} signed that hash"
+    if state.word == brand.INVALID:
+        return f"{name}, invalid: the record fails its check ({_capped(state.reason)})"
+    if state.word == brand.UNCHECKED:
+        return f"{name}, unchecked: the check could not be decided ({_capped(state.reason)})"
     return f"{name} (Pith Number; its record was not checked for this badge)"
+
+
+def _capped(text: str, limit: int = 200) -> str:
+    """A reason shown in a tooltip: one line, at most `limit` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def svg(number: PithNumber, state: BadgeState | None = None, theme: str = "light") -> str:
     """The badge as a standalone SVG document (UTF-8 text)."""
     state = state or BadgeState()
-    t = brand.THEMES[theme]
-    lay = layout(number, state.verified)
-    w, lw, mw = lay.width, lay.label, lay.message
-    uid = f"{number.body[:8]}{'v' if state.verified else ''}{theme[0]}"
-    label_fg, msg_fg = t.label_fg.hex, t.message_fg.hex
-    rects = (f'<rect width="{lw}" height="{HEIGHT}" fill="{t.label_bg.hex}"/>'
-             f'<rect x="{lw}" width="{mw}" height="{HEIGHT}" fill="{t.message_bg.hex}"/>')
-    texts = (_text(PAD + LOGO_PX + LOGO_GAP + (lw - PAD - LOGO_PX - LOGO_GAP - PAD) / 2,
-                   text_width(brand.LABEL), brand.LABEL, label_fg)
-             + _text(lw + mw / 2, mw - 2 * PAD, message_text(number), msg_fg))
-    mark = ""
-    if state.verified:
-        x = lw + mw
-        rects += f'<rect x="{x}" width="{lay.status}" height="{HEIGHT}" fill="{t.verified_bg.hex}"/>'
-        tx = x + PAD + CHECK_PX + LOGO_GAP
-        texts += _text(tx + (lay.status - (tx - x) - PAD) / 2, lay.status - (tx - x) - PAD, VERIFIED_TEXT, msg_fg)
-        mark = _check_svg(x + PAD, msg_fg)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{HEIGHT}" '
-        f'viewBox="0 0 {w} {HEIGHT}" role="img" aria-label="{esc(aria_label(number, state.verified))}">'
-        f"<title>{esc(svg_title(number, state))}</title>"
-        f'<linearGradient id="s{uid}" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/>'
-        '<stop offset="1" stop-opacity=".1"/></linearGradient>'
-        f'<clipPath id="r{uid}"><rect width="{w}" height="{HEIGHT}" rx="3" fill="#fff"/></clipPath>'
-        f'<g clip-path="url(#r{uid})">{rects}<rect width="{w}" height="{HEIGHT}" fill="url(#s{uid})"/></g>'
-        f"{_logo_svg(label_fg)}{mark}"
-        f'<g text-anchor="middle" font-family="{FONT_FAMILY}" text-rendering="geometricPrecision" '
-        f'font-size="110">{texts}</g></svg>'
-    )
+    lay = layout(number, state.word)
+    drawing = badgeshape.shape(state.word, lay.status)
+    uid = f"{number.body[:8]}{state.word[0] if state.word else ''}{theme[0]}"
+    return badgeshape.to_svg(drawing, message_text(number), brand.THEMES[theme], uid,
+                             aria_label(number, state.word), svg_title(number, state))
 
 
 # -- PNG ------------------------------------------------------------------------------------
@@ -186,48 +171,114 @@ def _font(size: int) -> Any:
 
 
 def png(number: PithNumber, state: BadgeState | None = None, theme: str = "light", scale: int = 1) -> bytes:
-    """The badge drawn with Pillow at 1x or 2x (same layout as the SVG)."""
+    """The badge drawn with Pillow at 1x to 4x (same layout and state words as the SVG).
+
+    Every shape is painted at the target size, each pixel covered by how far its centre
+    lies from the shape's edge (see `_paint`); nothing is drawn larger and resampled. An
+    edge pixel is thus a mix of the two colours that meet there, never darker than both,
+    whereas a downsampling filter with negative lobes (Lanczos) rings a dark halo around
+    the light logo. Text is drawn by FreeType at the final size, so glyphs stay hinted."""
     import io
 
-    from PIL import Image, ImageDraw
+    from PIL import Image
 
     if scale not in (1, 2, 3, 4):
         raise ValueError("scale must be 1, 2, 3 or 4")
     state = state or BadgeState()
     t = brand.THEMES[theme]
-    lay = layout(number, state.verified)
+    lay = layout(number, state.word)
     s = scale
-    # Draw at 4x the target and downsample: smooth circles and rounded corners.
-    k = 4 * s
-    img = Image.new("RGBA", (lay.width * k, HEIGHT * k), (0, 0, 0, 0))
-    mask = Image.new("L", img.size, 0)
-    ImageDraw.Draw(mask).rounded_rectangle((0, 0, img.width - 1, img.height - 1), radius=3 * k, fill=255)
-    draw = ImageDraw.Draw(img)
+    img = Image.new("RGBA", (lay.width * s, HEIGHT * s), (0, 0, 0, 0))
     segments = [(0, lay.label, t.label_bg), (lay.label, lay.message, t.message_bg)]
-    if state.verified:
-        segments.append((lay.label + lay.message, lay.status, t.verified_bg))
-    for x, w, colour in segments:
-        draw.rectangle((x * k, 0, (x + w) * k - 1, HEIGHT * k), fill=colour.rgb)
+    if state.word:
+        segments.append((lay.label + lay.message, lay.status, t.state_bg(state.word)))
+    for x, w, colour in segments:  # segment edges fall on whole pixels at every scale
+        img.paste((*colour.rgb, 255), (x * s, 0, (x + w) * s, HEIGHT * s))
+    pixels = img.load()
+    k = LOGO_PX / brand.LOGO_SIZE * s
     for c in brand.LOGO:
-        f = LOGO_PX / brand.LOGO_SIZE * k
-        cx, cy = PAD * k + c.cx * f, 3 * k + (brand.LOGO_SIZE - c.cy) * f
-        box = (cx - c.r * f, cy - c.r * f, cx + c.r * f, cy + c.r * f)
-        if c.stroke:
-            half = c.stroke * f / 2
-            draw.ellipse((box[0] - half, box[1] - half, box[2] + half, box[3] + half), outline=t.label_fg.rgb,
-                         width=round(c.stroke * f))
-        else:
-            draw.ellipse(box, fill=t.label_fg.rgb)
-    if state.verified:
-        x0 = (lay.label + lay.message + PAD) * k
-        pts = [(x0, 10.2 * k), (x0 + 2.6 * k, 13 * k), (x0 + 8 * k, 7 * k)]
-        draw.line(pts, fill=t.message_fg.rgb, width=round(1.8 * k), joint="curve")
-    img.putalpha(Image.composite(img.getchannel("A"), mask, mask))
-    img = img.resize((lay.width * s, HEIGHT * s), Image.LANCZOS)
+        cx, cy = PAD * s + c.cx * k, 3 * s + (brand.LOGO_SIZE - c.cy) * k
+        outer = c.r * k + c.stroke * k / 2
+        box = (cx - outer - 1, cy - outer - 1, cx + outer + 1, cy + outer + 1)
+        _paint(pixels, img.size, box, _ring(cx, cy, c.r * k, c.stroke * k) if c.stroke else _disc(cx, cy, c.r * k),
+               t.label_fg.rgb)
+    for line in MARKS.get(state.word or "", ()):
+        x0 = (lay.label + lay.message + PAD) * s
+        points = [(x0 + px * s, py * s) for px, py in line]
+        half = MARK_STROKE * s / 2
+        box = (min(p[0] for p in points) - half - 1, min(p[1] for p in points) - half - 1,
+               max(p[0] for p in points) + half + 1, max(p[1] for p in points) + half + 1)
+        _paint(pixels, img.size, box, _polyline(points, half), t.message_fg.rgb)
+    _round_corners(pixels, img.size, 3 * s)
     _png_texts(img, number, state, t, lay, s)
     out = io.BytesIO()
     img.save(out, "PNG", optimize=True)
     return out.getvalue()
+
+
+# A shape for `_paint`: the signed distance in px from a point to its edge (< 0 inside).
+Distance = Callable[[float, float], float]
+
+
+def _disc(cx: float, cy: float, r: float) -> Distance:
+    return lambda x, y: math.hypot(x - cx, y - cy) - r
+
+
+def _ring(cx: float, cy: float, r: float, width: float) -> Distance:
+    return lambda x, y: abs(math.hypot(x - cx, y - cy) - r) - width / 2
+
+
+def _polyline(points: list[tuple[float, float]], half: float) -> Distance:
+    """A stroke `2 * half` wide along `points`, with round caps and joins."""
+    pairs = list(itertools.pairwise(points))
+
+    def distance(x: float, y: float) -> float:
+        return min(_segment_distance(x, y, a, b) for a, b in pairs) - half
+
+    return distance
+
+
+def _segment_distance(x: float, y: float, a: tuple[float, float], b: tuple[float, float]) -> float:
+    (ax, ay), (bx, by) = a, b
+    dx, dy = bx - ax, by - ay
+    t = max(0.0, min(1.0, ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy)))
+    return math.hypot(x - ax - t * dx, y - ay - t * dy)
+
+
+def _coverage(distance: float) -> float:
+    """The share of a pixel a shape covers, from the distance of the pixel's centre to the
+    shape's edge (exact for a straight edge along a pixel row, close for curves)."""
+    return min(1.0, max(0.0, 0.5 - distance))
+
+
+def _paint(pixels: Any, size: tuple[int, int], box: tuple[float, ...], distance: Distance,
+           colour: tuple[int, int, int]) -> None:
+    """Blend `colour` over the pixels of `box` by the shape's coverage of each."""
+    x0, y0 = max(0, math.floor(box[0])), max(0, math.floor(box[1]))
+    x1, y1 = min(size[0], math.ceil(box[2])), min(size[1], math.ceil(box[3]))
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            a = _coverage(distance(x + 0.5, y + 0.5))
+            if a > 0:
+                old = pixels[x, y]
+                pixels[x, y] = (*(round(o + (c - o) * a) for o, c in zip(old[:3], colour, strict=True)), old[3])
+
+
+def _round_corners(pixels: Any, size: tuple[int, int], r: int) -> None:
+    """Fade the alpha of the four r x r corners outside their quarter circles."""
+    w, h = size
+    for cx, cy, xs, ys in ((r, r, range(r), range(r)), (w - r, r, range(w - r, w), range(r)),
+                           (r, h - r, range(r), range(h - r, h)), (w - r, h - r, range(w - r, w), range(h - r, h))):
+        for y in ys:
+            for x in xs:
+                a = _coverage(math.hypot(x + 0.5 - cx, y + 0.5 - cy) - r)
+                old = pixels[x, y]
+                pixels[x, y] = (*old[:3], round(old[3] * a))
+
+
+def _status_text_x(x: float, word: str) -> float:
+    """Where the status word's box starts in a status segment starting at `x`."""
+    return x + PAD + (CHECK_PX + LOGO_GAP if word in MARKS else 0)
 
 
 def _png_texts(img: Any, number: PithNumber, state: BadgeState, t: brand.Theme, lay: Layout, s: int) -> None:
@@ -238,9 +289,10 @@ def _png_texts(img: Any, number: PithNumber, state: BadgeState, t: brand.Theme, 
     font = _font(11 * s)
     items = [((PAD + LOGO_PX + LOGO_GAP + (lay.label - PAD - LOGO_PX - LOGO_GAP - PAD) / 2), brand.LABEL,
               t.label_fg), (lay.label + lay.message / 2, message_text(number), t.message_fg)]
-    if state.verified:
-        x = lay.label + lay.message + PAD + CHECK_PX + LOGO_GAP
-        items.append((x + (lay.status - (x - lay.label - lay.message) - PAD) / 2, VERIFIED_TEXT, t.message_fg))
+    if state.word:
+        x0 = lay.label + lay.message
+        x = _status_text_x(x0, state.word)
+        items.append((x + (lay.status - (x - x0) - PAD) / 2, state.word, t.message_fg))
     for cx, text, colour in items:
         draw.text((cx * s, 14 * s), text, font=font, fill=colour.rgb, anchor="ms")
 
@@ -281,15 +333,37 @@ def qr_matrix(number: PithNumber) -> list[list[bool]]:
 
 
 def qr_svg(number: PithNumber, module_px: int = 4) -> str:
-    """The QR code as SVG: one path of unit squares, dark on white, with the quiet zone."""
+    """The QR code as SVG: dark on white with the quiet zone, all dark modules in one path."""
     matrix = qr_matrix(number)
     n = len(matrix)
-    path = "".join(f"M{x} {y}h1v1h-1z" for y, row in enumerate(matrix) for x, dark in enumerate(row) if dark)
     size = n * module_px
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {n} {n}" '
             f'shape-rendering="crispEdges" role="img" aria-label="QR code: {esc(number.url)}">'
             f"<title>{esc(number.url)}</title>"
-            f'<rect width="{n}" height="{n}" fill="#fff"/><path d="{path}" fill="#000"/></svg>')
+            f'<rect width="{n}" height="{n}" fill="#fff"/>'
+            f'<path d="{qr_path(matrix)}" fill="none" stroke="#000" stroke-width="1"/></svg>')
+
+
+def qr_path(matrix: list[list[bool]]) -> str:
+    """Path data drawing each horizontal run of dark modules as one stroke, 1 unit wide,
+    along the middle of its row (butt caps: a run of n modules is exactly n units long).
+    Each row starts with an absolute move; the runs after it move relatively ("m2 0"):
+    about 1.8 kB of path for a version-4 code (2.2 kB with the SVG around it), where a
+    square per module took 7.9 kB."""
+    parts = []
+    for y, row in enumerate(matrix):
+        x, end = 0, None  # `end`: where the previous run of this row ended
+        while x < len(row):
+            if not row[x]:
+                x += 1
+                continue
+            start = x
+            while x < len(row) and row[x]:
+                x += 1
+            parts.append(f"M{start} {y}.5" if end is None else f"m{start - end} 0")
+            parts.append(f"h{x - start}")
+            end = x
+    return "".join(parts)
 
 
 def qr_png(number: PithNumber, module_px: int = 8) -> bytes:
@@ -315,7 +389,7 @@ def image_name(number: PithNumber, theme: str = "light", ext: str = "svg") -> st
 
 def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_url: str | None = None) -> str:
     """A paste-ready HTML, Markdown or reStructuredText badge linking the number's page."""
-    from .webassets import render_template
+    from .templating import render_template
 
     image_url = image_url or image_name(number)
     dark_url = dark_url or (image_name(number, "dark") if image_url == image_name(number) else None)
@@ -325,7 +399,7 @@ def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_ur
         url=number.url,
         image_url=image_url,
         dark_url=dark_url,
-        alt=aria_label(number, False),
-        width=layout(number, False).width,
+        alt=alt_text(number),
+        width=layout(number).width,
         height=HEIGHT,
     )

@@ -13,14 +13,22 @@ VERSION = "0.1.0"
 RELEASE_DATE = "2026/11/30"
 
 BASE_URL = "https://pith.science"
-NUMBER_URL = BASE_URL + "/pith/{body}"
-RECORD_URL = BASE_URL + "/pith/{body}.json"
 PAPER_URL = BASE_URL + "/paper/{short8}"
 
 XMP_NAMESPACE = "https://pith.science/ns/1.0/"
 XMP_PREFIX = "pith"
 
 LABEL = "pith"
+
+# The three outcomes of a check, one word each, shown alike by the SVG and PNG badges, the
+# web element, `pithtex verify` and the README; each word goes with the exit code of the
+# same outcome. A badge made without any check shows no state word at all.
+VERIFIED = "verified"  # hash, number and a pinned key's signature all hold
+INVALID = "invalid"  # the record verifiably fails (tampered, wrong number, bad signature)
+UNCHECKED = "unchecked"  # cannot be decided (no receipt, unknown key, network, offline)
+STATES: dict[str, int] = {VERIFIED: 0, INVALID: 1, UNCHECKED: 3}
+STATE_OF_EXIT: dict[int, str] = {code: word for word, code in STATES.items()}
+CHECKING = "checking"  # the web element's word while its check runs (drawn in unchecked_bg)
 
 
 @dataclass(frozen=True)
@@ -51,9 +59,14 @@ class Theme:
     message_bg: Colour
     message_fg: Colour
     verified_bg: Colour
-    # Web badges: the state shown while checking, or when a check failed (never red:
-    # "unverified" means "not shown to be", which is not "shown to be false").
-    unverified_bg: Colour = Colour("#9f9f9f")
+    # The other two states (see STATES). Every state colour keeps message_fg at WCAG AA
+    # contrast (4.5:1 or more; tests/test_badge_static.py measures it).
+    invalid_bg: Colour
+    unchecked_bg: Colour
+
+    def state_bg(self, word: str) -> Colour:
+        """The status segment's colour for a state word from STATES."""
+        return {VERIFIED: self.verified_bg, INVALID: self.invalid_bg, UNCHECKED: self.unchecked_bg}[word]
 
 
 LIGHT = Theme(
@@ -62,6 +75,8 @@ LIGHT = Theme(
     message_bg=Colour("#0b7a75"),
     message_fg=Colour("#ffffff"),
     verified_bg=Colour("#2e7d32"),
+    invalid_bg=Colour("#c62828"),
+    unchecked_bg=Colour("#6e6e6e"),
 )
 DARK = Theme(
     label_bg=Colour("#3a3a3a"),
@@ -69,6 +84,8 @@ DARK = Theme(
     message_bg=Colour("#14a39c"),
     message_fg=Colour("#0d1117"),
     verified_bg=Colour("#3fb950"),
+    invalid_bg=Colour("#f85149"),
+    unchecked_bg=Colour("#8b949e"),
 )
 THEMES = {"light": LIGHT, "dark": DARK}
 
@@ -96,4 +113,10 @@ LOGO: tuple[Circle, ...] = (
 
 
 def number_url(body: str, base_url: str = BASE_URL) -> str:
+    """A number's page on the resolver at `base_url`."""
     return f"{base_url.rstrip('/')}/pith/{body}"
+
+
+def record_url(body: str, base_url: str = BASE_URL) -> str:
+    """A number's JSON record on the resolver at `base_url`."""
+    return number_url(body, base_url) + ".json"

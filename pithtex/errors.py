@@ -1,6 +1,6 @@
 """The exceptions pithtex raises, each carrying the exit code the command line uses.
 
-Exit codes follow DESIGN.md: 0 success, 1 a verifiable failure (or a refused file),
+Exit codes (docs/format.md): 0 success, 1 a verifiable failure (or a refused file),
 2 unusable input, 3 cannot be decided (no receipt, unknown key, offline).
 """
 

@@ -17,7 +17,9 @@ from .errors import InvalidNumber
 
 BODY_LENGTH = 26
 ALIAS_LENGTHS = (8, 12, 16)
-ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+# RFC 4648 base32, written here once (pith-badge.js receives it from webassets).
+BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+ALPHABET = frozenset(BASE32_ALPHABET)
 _YEAR = re.compile(r"[0-9]{4}")
 
 

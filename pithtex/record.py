@@ -47,7 +47,7 @@ def submitted_year(record: dict[str, Any]) -> int | None:
 
 
 # The text rules behind title_canon_sha256 / abstract_canon_sha256 live here and only here:
-# PITH-SPEC leaves NFC-or-not and lower()-or-casefold() open, so one place decides.
+# the records seen leave NFC-or-not and lower()-or-casefold() open (docs/format.md), so one place decides.
 def canonical_title(title: str) -> str:
     return unicodedata.normalize("NFC", title).lower()
 

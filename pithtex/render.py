@@ -1,9 +1,10 @@
-"""Render generated files (latex/pith.sty and its copies) from templates and `brand`.
+"""Render the project's generated files, latex/pith.sty and the web/ package, from templates and `brand`.
 
 The LaTeX package is never edited by hand: `render_all` writes it from
-`templates/pith.sty.j2` and the brand values, and `check` says which committed files
-differ from a fresh render. Output is deterministic (no clock, no paths), so a render
-on any machine gives the same bytes.
+`templates/pith.sty.j2` and the brand values, and `check` says whether the committed copy
+differs from a fresh render. Papers get their copy with `pithtex sty` (pithtex.sty).
+Output is deterministic (no clock, no paths), so a render on any machine gives the same
+bytes.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import brand
+from .errors import PithError
 from .files import write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
-# Every example folder is an arXiv upload, so each carries its own pith.sty copy.
-EXAMPLE_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+# What marks a folder as a pithtex checkout, the only place `render` writes into.
+CHECKOUT_MARK = Path("pithtex") / "templates" / "pith.sty.j2"
 # Bezier constant for a quarter circle.
 _KAPPA = 0.5522847498
 
@@ -111,17 +113,26 @@ def render_sty() -> str:
 
 def outputs(root: Path) -> dict[Path, str]:
     """Each generated path (relative to root) and the text it must hold."""
-    sty = render_sty()
-    files = {STY_PATH: sty}
-    for cls in EXAMPLE_CLASSES:
-        folder = Path("examples") / cls
-        if (root / folder).is_dir():
-            files[folder / "pith.sty"] = sty
+    if not (root / CHECKOUT_MARK).is_file():
+        raise PithError(f"{root}: not a pithtex checkout (no {CHECKOUT_MARK.as_posix()}); render regenerates the "
+                        "project's latex/pith.sty. To put pith.sty next to a paper, run `pithtex sty`")
+    files = {STY_PATH: render_sty()}
+    if (root / "web").is_dir():  # the npm package of <pith-badge> (a copy of latex/ alone has none)
+        files.update(_web_package())
+        if (root / "LICENSE").is_file():  # the package carries the project's MIT licence
+            files[Path("web") / "LICENSE"] = (root / "LICENSE").read_text(encoding="utf-8")
     return files
 
 
+def _web_package() -> dict[Path, str]:
+    """The npm package under web/ (the <pith-badge> element), rendered like pith.sty."""
+    from .webassets import package_files
+
+    return package_files()
+
+
 def render_all(root: Path | str = ".") -> list[Path]:
-    """Write latex/pith.sty and every example's copy; return the paths written."""
+    """Write latex/pith.sty; return the paths written."""
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import brand, net
+from .arxivid import ArxivId
 from .errors import InvalidNumber, PithError, RecordError, Undecidable
 from .files import OutputError, write_atomic
 from .number import PithNumber
@@ -43,7 +44,6 @@ RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
 MAX_BYTES = 4 * 1024 * 1024
 USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
-ARXIV_ID = re.compile(r"([0-9]{4}\.[0-9]{4,5}|[a-z][a-z.-]*(\.[A-Z]{2})?/[0-9]{7})(v[0-9]+)?")
 
 
 class ResolverError(Undecidable):
@@ -82,12 +82,6 @@ def cache_dir() -> Path:
     return Path(root) / "pithtex"
 
 
-def looks_like_arxiv_id(text: str) -> bool:
-    """`2104.04473`, `arXiv:2104.04473v2`, `hep-lat/0305021`: an arXiv id, not a Pith Number."""
-    text = text.strip()
-    return bool(ARXIV_ID.fullmatch(text.removeprefix("arXiv:").removeprefix("arxiv:")))
-
-
 def _env_timeout() -> float | None:
     text = os.environ.get("PITH_TIMEOUT")
     try:
@@ -119,7 +113,7 @@ class Resolver:
 
     # -- public ------------------------------------------------------------------------------
     def record_url(self, number: PithNumber) -> str:
-        return f"{self.base}/pith/{number.body}.json"
+        return brand.record_url(number.body, self.base)
 
     def fetch_record(self, number: PithNumber) -> Fetched:
         """The record for `number` (unverified!), from the network, a 304 or the cache."""
@@ -150,7 +144,7 @@ class Resolver:
         answer = self._get(url, headers, deadline)
         if answer.status == 404:
             # Some deployments serve JSON only through content negotiation on the page URL.
-            page = f"{self.base}/pith/{number.body}"
+            page = number.url_at(self.base)
             answer = self._get(page, {**headers, "Accept": "application/ld+json"}, deadline)
             if answer.status == 404:
                 raise ResolverError(f"{self.base} has no record for {number.body} (HTTP 404); cannot decide")
@@ -165,22 +159,34 @@ class Resolver:
         self._cache_write(number, answer, document)
         return Fetched(document, answer.url, "network", redirected_from=answer.redirected_from)
 
-    def resolve_arxiv(self, arxiv_id: str) -> PithNumber:
+    def resolve_arxiv(self, arxiv_id: str | ArxivId) -> PithNumber:
         """The Pith Number the resolver gives for an arXiv id (a claim: verify its record)."""
-        arxiv_id = arxiv_id.strip()
-        if not ARXIV_ID.fullmatch(arxiv_id):
-            raise InvalidNumber(f"invalid arXiv id {arxiv_id!r}: expected e.g. 2104.04473 or hep-lat/0305021")
+        return self._ask_arxiv(arxiv_id)[0]
+
+    def fetch_arxiv(self, arxiv_id: str | ArxivId) -> tuple[PithNumber, Fetched]:
+        """The number the resolver names for an arXiv id, and a record for it (both unverified):
+        the record in the resolver's answer when it has one, else `fetch_record(number)`.
+        The caller verifies that the record hashes to the number and names the paper."""
+        number, answer, url = self._ask_arxiv(arxiv_id)
+        if isinstance(answer.get("canonical_record"), dict):
+            return number, Fetched(answer, url, "network")
+        return number, self.fetch_record(number)
+
+    def _ask_arxiv(self, arxiv_id: str | ArxivId) -> tuple[PithNumber, dict[str, Any], str]:
+        if isinstance(arxiv_id, str):
+            arxiv_id = ArxivId.parse(arxiv_id)
         if self.offline:
             raise ResolverError(f"resolving arXiv:{arxiv_id} needs the network, and --offline forbids it")
         from urllib.parse import quote
 
-        url = f"{self.base}/api/pith-number/resolve?arxiv={quote(arxiv_id, safe='')}&json=true"
+        url = f"{self.base}/api/pith-number/resolve?arxiv={quote(str(arxiv_id), safe='')}&json=true"
         answer = self._get(url, {"Accept": "application/json"}, time.monotonic() + self.timeout)
         if answer.status == 404:
             raise ResolverError(f"{self.base} knows no Pith Number for arXiv:{arxiv_id} (HTTP 404)")
         if answer.status != 200:
             raise ResolverError(f"{answer.url} answered HTTP {answer.status}; cannot resolve arXiv:{arxiv_id}")
-        return _number_in_answer(_json(answer.body, answer.url), answer.url)
+        document = _json(answer.body, answer.url)
+        return _number_in_answer(document, answer.url), document, answer.url
 
     # -- HTTP --------------------------------------------------------------------------------
     def _get(self, url: str, headers: dict[str, str], deadline: float) -> net.Answer:
@@ -277,16 +283,18 @@ def _json(data: bytes, url: str) -> Any:
 
 
 def _number_in_answer(answer: Any, url: str) -> PithNumber:
+    """The number an answer states; only an answer that states none is read for its record's
+    number (so a record that does not hash to the stated number is caught by verification)."""
     if isinstance(answer, dict):
-        if isinstance(answer.get("canonical_record"), dict):
-            try:
-                return number_of(canonical_of(answer))
-            except RecordError as exc:
-                raise ResolverError(f"{url}: the answer's record is not usable ({exc})") from None
         for key in ("pith_number", "number", "body"):
             if isinstance(answer.get(key), str):
                 try:
                     return PithNumber.parse(answer[key])
                 except InvalidNumber as exc:
                     raise ResolverError(f"{url}: the answer's {key} is not usable ({exc})") from None
+        if isinstance(answer.get("canonical_record"), dict):
+            try:
+                return number_of(canonical_of(answer))
+            except RecordError as exc:
+                raise ResolverError(f"{url}: the answer's record is not usable ({exc})") from None
     raise ResolverError(f"{url}: the answer names no Pith Number")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .arxivid import ArxivId, source_problem
+from .brand import STATE_OF_EXIT
 from .errors import InvalidNumber
 from .number import PithAlias, PithNumber, parse_reference
 from .record import canonical_of, canonical_sha256, submitted_year, title_sha256
@@ -62,6 +64,7 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         return {
             "verified": self.verified,
+            "state": STATE_OF_EXIT[self.exit_code],
             "number": self.number.body,
             "long": self.number.long,
             "short": self.number.short,
@@ -79,8 +82,10 @@ def verify_document(
     *,
     title: str | None = None,
     expect: PithNumber | None = None,
+    arxiv: ArxivId | None = None,
 ) -> Report:
-    """Run every check that applies to `document` (any record shape)."""
+    """Run every check that applies to `document` (any record shape); `expect` and `arxiv`
+    add that the record is this number and of this arXiv paper (and version, if given)."""
     record = canonical_of(document)
     digest = canonical_sha256(record)
     number = PithNumber.from_sha256(digest, year=submitted_year(record))
@@ -99,6 +104,8 @@ def verify_document(
         checks["expected"] = _check_expected(expect, number)
     if title is not None:
         checks["title"] = _check_title(record, title)
+    if arxiv is not None:
+        checks["arxiv"] = Check(*source_problem(record, arxiv))
     receipt_checks, report.key_id = _check_receipt(receipt, digest, keys or pinned_keys())
     checks.update(receipt_checks)
     return report

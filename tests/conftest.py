@@ -1,4 +1,4 @@
-"""Shared fixtures: where the shared material is, and the seed's known values."""
+"""Shared fixtures: the test PDFs, the optional corpus, and the seed's known values."""
 
 from __future__ import annotations
 
@@ -7,17 +7,46 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("PITH_SHARED", ROOT.parent / "shared"))
 SEED_PATH = ROOT / "examples" / "seed-record.json"
-CORPUS = SHARED / "corpus" / "pdf"
+FIXTURE_PDFS = ROOT / "tests" / "fixtures" / "pdf"
 BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 SEED_SHA256 = "c055d7cc0a74857c6acc5a101f8d983fa34422542eeacc6a32799b3cc6c9e5cf"
 URL = f"https://pith.science/pith/{BODY}"
+
+
+def _corpus_folder() -> Path | None:
+    """The optional sweep corpus: $PITH_CORPUS when set (it must then exist: the sweep was
+    asked for), else ../shared/corpus/pdf beside the checkout when that is there."""
+    named = os.environ.get("PITH_CORPUS")
+    if named:
+        return Path(named)
+    beside = ROOT.parent / "shared" / "corpus" / "pdf"
+    return beside if beside.is_dir() else None
+
+
+CORPUS = _corpus_folder()
+
+
+def fixture_pdf(prefix: str) -> Path:
+    """One of the test PDFs in tests/fixtures/pdf, by its numeric prefix ("004")."""
+    found = sorted(FIXTURE_PDFS.glob(f"{prefix}-*.pdf"))
+    assert len(found) == 1, (prefix, found)
+    return found[0]
+
+
+def pdf_sources(select: Callable[[Path], bool] = lambda _path: True) -> list:
+    """The test PDFs that `select` keeps, then each such corpus PDF not already among them,
+    marked `corpus` (so `-m "not corpus"` leaves the sweep out)."""
+    own = [p for p in sorted(FIXTURE_PDFS.glob("*.pdf")) if select(p)]
+    names = {p.name for p in own}
+    extra = [p for p in sorted(CORPUS.glob("*.pdf")) if p.name not in names and select(p)] if CORPUS else []
+    return own + [pytest.param(p, marks=pytest.mark.corpus, id=f"corpus-{p.name[:20]}") for p in extra]
 
 
 @pytest.fixture
@@ -34,6 +63,16 @@ def pithtex_cli(*args: str, env: dict | None = None, timeout: float = 120, cwd: 
         [exe, *args], capture_output=True, text=True, timeout=timeout,
         env={**os.environ, **(env or {})}, cwd=cwd or ROOT, input=input,
     )
+
+
+def example_paper(cls: str, dest: Path) -> Path:
+    """A copy of examples/<cls> with the current pith.sty beside it, as `pithtex sty` makes it
+    (the examples themselves hold only the paper)."""
+    from pithtex.sty import write_beside
+
+    shutil.copytree(ROOT / "examples" / cls, dest, ignore=shutil.ignore_patterns("*.pdf", "*.aux", "*.log"))
+    write_beside(dest)
+    return dest
 
 
 def assert_clean_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:

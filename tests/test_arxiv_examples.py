@@ -1,5 +1,5 @@
-"""Every example folder is an arXiv upload that passes on every arXiv route, badge and all;
-breaking its pith set-up is caught; its bundle round-trips."""
+"""Every example folder, with `pithtex sty` run in it, is an arXiv upload that passes on every
+arXiv route, badge and all; breaking its pith set-up is caught; its bundle round-trips."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BODY, ROOT, pithtex_cli
+from .conftest import BODY, ROOT, example_paper, pithtex_cli
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir() and list(p.glob("*.tex")))
 CLASSES = {"article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs"}
@@ -29,9 +29,17 @@ def test_there_is_one_example_per_class():
     assert {e.name for e in EXAMPLES} == CLASSES
 
 
+def test_examples_hold_only_the_paper():
+    assert not any((e / "pith.sty").exists() for e in EXAMPLES), "latex/pith.sty is the one committed copy"
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
-def test_example_passes_on_every_arxiv_route(example: Path):
-    code, j = check_json(example, "--engine", "all")
+def test_example_passes_on_every_arxiv_route(example: Path, tmp_path: Path):
+    folder = tmp_path / example.name
+    shutil.copytree(example, folder, ignore=BUILD)
+    sty = pithtex_cli("sty", str(folder))
+    assert sty.returncode == 0 and sty.stdout.startswith(f"wrote {folder / 'pith.sty'} (pith.sty "), sty.stdout
+    code, j = check_json(folder, "--engine", "all")
     problems = [d for d in j["diagnostics"] if d["severity"] == "error"]
     assert code == 0 and j["ok"] is True, problems
     assert {r["route"] for r in j["routes"]} == {"pdflatex", "latex", "xelatex"}
@@ -48,9 +56,7 @@ def test_example_passes_on_every_arxiv_route(example: Path):
 
 @pytest.fixture
 def article(tmp_path: Path) -> Path:
-    dest = tmp_path / "article"
-    shutil.copytree(ROOT / "examples" / "article", dest, ignore=BUILD)
-    return dest
+    return example_paper("article", tmp_path / "article")
 
 
 def main_tex(folder: Path) -> Path:
@@ -95,10 +101,11 @@ def test_bundle_round_trips(article: Path, tmp_path: Path):
     assert code == 0 and again["ok"] is True
 
 
-def test_bundle_supplies_our_pith_sty(article: Path, tmp_path: Path):
-    (article / "pith.sty").unlink()
+@pytest.mark.parametrize("cls", ["article", "revtex4-2"])
+def test_bare_example_bundles_with_our_pith_sty(cls: str, tmp_path: Path):
+    """The committed example folder itself (no pith.sty in it) is an upload bundle completes."""
     out = tmp_path / "upload.tar.gz"
-    p = pithtex_cli("bundle", str(article), "-o", str(out), timeout=600)
+    p = pithtex_cli("bundle", str(ROOT / "examples" / cls), "-o", str(out), timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr
     assert p.stdout.splitlines()[1].startswith("OK ")
     with tarfile.open(out) as t:
@@ -127,10 +134,11 @@ def test_review_options_are_read_without_compiling(tmp_path: Path, cls: str, set
     from pithtex.arxiv.rules import static_check
     from pithtex.arxiv.scan import scan
     from pithtex.arxiv.upload import open_upload
+    from pithtex.sty import write_beside
 
     folder = tmp_path / "p"
     folder.mkdir()
-    shutil.copyfile(ROOT / "latex" / "pith.sty", folder / "pith.sty")
+    write_beside(folder)
     (folder / "paper.tex").write_text(f"\\documentclass{cls}\n\\usepackage{{pith}}\n{setup}\n"
                                       f"\\pithnumber{{{BODY}}}\n\\begin{{document}}x\\end{{document}}\n")
     with open_upload(folder) as up:

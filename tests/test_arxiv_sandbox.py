@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, pithtex_cli
+from .conftest import ROOT, assert_clean_error, pithtex_cli
 
 PLAIN = ROOT / "tests" / "fixtures" / "arxiv" / "plain"
 
@@ -76,34 +82,132 @@ def test_routes_share_a_first_pass_but_not_its_verdict(tmp_path: Path):
     assert "Undefined control sequence" in errors[0]["message"]
 
 
-@pytest.mark.parametrize("engine", ["all", "latex"])
-def test_ctrl_c_stops_every_route_at_once(tmp_path: Path, engine: str):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+def start_check(paper: Path, scratch: Path, *args: str) -> subprocess.Popen:
+    """`pithtex check` as a user runs it, with its temporary folders under `scratch`."""
+    exe = str(Path(sys.executable).parent / "pithtex")
+    return subprocess.Popen([exe, "check", str(paper), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "TMPDIR": str(scratch)})
 
+
+def tex_processes_in(scratch: Path, part: str = "") -> list[int]:
+    """Processes working inside `scratch` (with `part` in their folder's path: TeX runs are in
+    pithtex-check-*, kpsewhich look-ups in a folder of their own)."""
+    found = []
+    for cwd in Path("/proc").glob("[0-9]*/cwd"):
+        try:
+            link = os.readlink(cwd)
+            if link.startswith(str(scratch)) and part in link:
+                found.append(int(cwd.parent.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def wait_for_tex(scratch: Path, seconds: float = 60) -> list[int]:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = tex_processes_in(scratch, "/pithtex-check-")
+        if found:
+            return found
+        time.sleep(0.02)
+    raise AssertionError("no TeX run started")
+
+
+# When the interrupt comes: after 2 s (the routes are running), at once when the first TeX
+# run appears (routes still being started: the race that left a pithtex-check-* folder),
+# and twice in a row (an impatient user; the second lands while the first is handled).
+@pytest.mark.parametrize("engine, when, times", [("all", 2.0, 1), ("latex", 2.0, 1), ("all", 0, 1),
+                                                 ("all", 0, 2)])
+def test_ctrl_c_stops_every_route_at_once_and_leaves_nothing(tmp_path: Path, engine: str, when: float,
+                                                             times: int):
     paper = copy_plain(tmp_path, "\\maketitle", "\\maketitle\n\\def\\loop{\\loop}\\loop")
     scratch = tmp_path / "tmp"  # the check's sandboxes go here, so we can see what is left
     scratch.mkdir()
-    exe = str(Path(sys.executable).parent / "pithtex")
-    proc = subprocess.Popen([exe, "check", str(paper), "--engine", engine, "--timeout", "60"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TMPDIR": str(scratch)})
-    time.sleep(2)
+    proc = start_check(paper, scratch, "--engine", engine, "--timeout", "60")
+    wait_for_tex(scratch)
+    time.sleep(when)
     start = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    for _ in range(times):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130 and err.strip() == "pithtex: interrupted"
+    assert proc.returncode == 130 and err.strip() == "pithtex: interrupted", err
     assert time.monotonic() - start < 10  # not the 60 s time limit of the looping runs
     time.sleep(0.2)
-    inside = []
-    for cwd in Path("/proc").glob("[0-9]*/cwd"):
-        try:
-            if str(scratch) in os.readlink(cwd):
-                inside.append(cwd)
-        except OSError:
-            continue
-    assert inside == []
-    assert [p.name for p in scratch.iterdir()] == ["pithtex-empty-texmfhome"]  # sandboxes removed
+    assert tex_processes_in(scratch) == []
+    assert list(scratch.iterdir()) == []  # sandboxes and the private TeX trees removed
+
+
+def test_a_paper_that_writes_without_end_is_stopped_at_the_output_cap(tmp_path: Path):
+    # The runaway paper of issue 11: TeX prints until the disk is full. A small cap keeps the
+    # test quick; the default is 50 MB (sandbox.LOG_CAP).
+    paper = copy_plain(tmp_path, "\\maketitle", "\\maketitle\n\\def\\a{\\message{" + "A" * 100 + "}\\a}\\a")
+    p = pithtex_cli("check", str(paper), "--json", "--timeout", "60", env={"PITHTEX_LOG_CAP": str(2 * 2**20)},
+                    timeout=120)
+    j = json.loads(p.stdout)
+    assert p.returncode == 1
+    route = j["routes"][0]
+    assert route["log_too_large"] is True and route["timed_out"] is False and route["pdf"] is False
+    found = [d for d in j["diagnostics"] if d["severity"] == "error"]
+    assert [d["rule"] for d in found] == ["log-too-large"] and "2 MB" in found[0]["message"]
+    p = pithtex_cli("check", str(paper), env={"PITHTEX_LOG_CAP": "lots"})
+    assert_clean_error(p, 2)
+
+
+def test_every_step_is_capped_and_nothing_is_held_in_memory(tmp_path: Path):
+    # Library level, to look at the sandbox afterwards: the .log stops near the cap (not at
+    # the gigabytes a minute of looping writes), and dvips' and ps2pdf's output is held to
+    # the same cap (a PostScript program that prints without end).
+    from pithtex.arxiv import sandbox, texlive
+    from pithtex.arxiv.upload import open_upload
+
+    paper = copy_plain(tmp_path, "\\maketitle", "\\maketitle\n\\def\\a{\\message{" + "A" * 100 + "}\\a}\\a")
+    cap = 2 * 2**20
+    with open_upload(paper) as up, texlive.private_trees(tmp_path) as trees:
+        (tmp_path / "w").mkdir()
+        run = sandbox.compile_route(up, "latex", tmp_path / "w" / "latex", sandbox.Limits(trees, 60, cap))
+        assert run.log_too_large and run.pdf is None and not run.timed_out
+        assert (tmp_path / "w" / "latex" / "paper.log").stat().st_size < 16 * cap
+    ps = tmp_path / "ps"
+    shutil.copytree(PLAIN, ps)
+    tex = ps / "paper.tex"
+    tex.write_text(tex.read_text().replace("\\maketitle", "\\maketitle\n\\special{\" {(AAAAAAAAAAAAAAAA) "
+                                           "print} loop}"))
+    with open_upload(ps) as up, texlive.private_trees(tmp_path) as trees:
+        (tmp_path / "v").mkdir()
+        run = sandbox.compile_route(up, "latex", tmp_path / "v" / "latex", sandbox.Limits(trees, 60, cap))
+        assert run.failed_step == "ps2pdf" and run.log_too_large and run.pdf is None
+        assert len(run.step_output) <= sandbox.TAIL_CHARS
+
+
+def test_texmfhome_is_fresh_private_and_removed(tmp_path: Path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    # A package planted where every earlier check looked (a fixed folder in the shared TMPDIR).
+    planted = scratch / "pithtex-empty-texmfhome" / "tex" / "latex" / "planted"
+    planted.mkdir(parents=True)
+    (planted / "planted.sty").write_text("\\ProvidesPackage{planted}\n")
+    paper = copy_plain(tmp_path, "\\usepackage{hyperref}", "\\usepackage{hyperref}\n\\usepackage{planted}")
+    p = pithtex_cli("check", str(paper), "--json", env={"TMPDIR": str(scratch)}, timeout=300)
+    j = json.loads(p.stdout)
+    assert p.returncode == 1
+    assert [d["line"] for d in j["diagnostics"] if d["rule"] == "package-missing"] == [4]
+    assert j["routes"][0]["ok"] is False  # TeX did not find it either
+    # While a run goes on: TeX's TEXMFHOME is inside a folder only this user can enter,
+    # made for this check; afterwards it is gone.
+    looping = copy_plain(tmp_path / "l", "\\maketitle", "\\maketitle\n\\def\\loop{\\loop}\\loop")
+    proc = start_check(looping, scratch, "--timeout", "3")
+    env: dict[str, str] = {}
+    while "TEXMFHOME" not in env:  # until TeX itself runs (between fork and exec, the parent's environment)
+        pid = wait_for_tex(scratch)[0]
+        with contextlib.suppress(OSError):
+            env = dict(i.split("=", 1) for i in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in i)
+    home = Path(env["TEXMFHOME"])
+    trees = home.parent
+    assert trees.parent.name.startswith("pithtex-check-") and trees.parent.parent == scratch
+    assert trees.stat().st_mode & 0o777 == 0o700 and trees.stat().st_uid == os.getuid()
+    assert Path(env["VARTEXFONTS"]).parent == trees and Path(env["TEXMFCONFIG"]).parent == trees
+    proc.communicate(timeout=120)
+    assert proc.returncode == 1
+    assert not trees.exists()
+    assert [p.name for p in scratch.iterdir()] == ["pithtex-empty-texmfhome"]  # only what was planted

@@ -86,7 +86,7 @@ def test_plain_svg_shape_and_accessibility(theme):
 def test_verified_svg(theme):
     text = badge.svg(N, verified_state(), theme)
     root = parse(text)
-    lay = badge.layout(N, True)
+    lay = badge.layout(N, brand.VERIFIED)
     assert lay.status > 0 and root.get("width") == str(lay.width) == str(lay.label + lay.message + lay.status)
     assert root.get("aria-label") == "pith: YBK5PTAK, verified"
     assert "pith-v1-2026-05 signed" in root.find(SVG_NS + "title").text
@@ -105,7 +105,7 @@ def test_text_lengths_come_from_the_metrics_table():
 
 
 def test_hostile_text_is_escaped_into_valid_xml():
-    state = badge.BadgeState(True, "x", key_id='k<&">\'</title><script>')
+    state = badge.BadgeState(brand.VERIFIED, "x", key_id='k<&">\'</title><script>')
     text = badge.svg(N, state)
     root = parse(text)  # well-formed despite the key id
     assert "<script>" not in text and root.find(SVG_NS + "title").text.endswith("signed that hash")
@@ -122,7 +122,7 @@ def test_metrics_table_matches_dejavu_sans():
 def test_png_sizes_and_colours():
     one = Image.open(io.BytesIO(badge.png(N, verified_state(), "light", 1)))
     two = Image.open(io.BytesIO(badge.png(N, verified_state(), "light", 2)))
-    lay = badge.layout(N, True)
+    lay = badge.layout(N, brand.VERIFIED)
     assert one.format == two.format == "PNG"
     assert one.size == (lay.width, 20) and two.size == (2 * lay.width, 40)
     px = two.convert("RGB").getpixel((2 * (lay.label + 2), 4))  # message segment, above the text
@@ -146,8 +146,15 @@ def test_qr_png_decodes_to_the_url_at_level_q():
 
 def test_qr_svg_draws_the_same_matrix():
     root = parse(badge.qr_svg(N))
-    path = next(p for p in root.iter(SVG_NS + "path")).get("d")
-    dark = {(int(x), int(y)) for x, y in re.findall(r"M(\d+) (\d+)", path)}
+    paths = list(root.iter(SVG_NS + "path"))
+    assert len(paths) == 1 and paths[0].get("stroke-width") == "1" and paths[0].get("fill") == "none"
+    dark = set()
+    for row in re.findall(r"M[^M]+", paths[0].get("d")):  # each row: M x y.5, then h n / m dx 0 pairs
+        x, y = (float(v) for v in re.match(r"M(\d+) (\d+\.5)", row).groups())
+        for move, length in re.findall(r"(?:m(\d+) 0)?h(\d+)", row[row.index("h"):]):
+            x += int(move or 0)
+            dark |= {(int(x) + i, int(y - 0.5)) for i in range(int(length))}
+            x += int(length)
     matrix = badge.qr_matrix(N)
     assert dark == {(x, y) for y, row in enumerate(matrix) for x, on in enumerate(row) if on}
     assert root.get("role") == "img" and URL in root.get("aria-label")
@@ -164,7 +171,7 @@ def test_html_snippet_has_link_picture_and_alt():
 
 
 def test_markdown_and_rst_snippets():
-    assert badge.snippet("md", N).strip() == f"[![pith:YBK5PTAK](pith-YBK5PTAK.svg)]({URL})"
+    assert badge.snippet("md", N).strip() == f"[![pith: YBK5PTAK](pith-YBK5PTAK.svg)]({URL})"
     rst = badge.snippet("rst", N).splitlines()
     assert rst == [".. image:: pith-YBK5PTAK.svg", "   :alt: pith: YBK5PTAK", f"   :target: {URL}"]
 
@@ -182,12 +189,13 @@ def test_cli_svg_png_qr_files(tmp_path):
     assert Image.open(tmp_path / "q.png").format == "PNG"
 
 
-def test_cli_record_that_fails_gives_a_plain_badge_and_a_note(tmp_path, seed):
+def test_cli_record_that_fails_gives_an_invalid_badge_a_note_and_exit_1(tmp_path, seed):
     seed["canonical_record"]["source"]["version"] = 4
     (tmp_path / "t.json").write_text(json.dumps(seed))
     p = pithtex_cli("badge", BODY, "--record", str(tmp_path / "t.json"))
-    assert p.returncode == 0 and "verified" not in said(p.stdout)
-    assert "not marked verified" in p.stderr and len(p.stderr.splitlines()) == 1
+    assert p.returncode == 1 and "verified" not in said(p.stdout)
+    assert 'aria-label="pith: YBK5PTAK, invalid"' in p.stdout
+    assert "the badge says invalid: " in p.stderr and len(p.stderr.splitlines()) == 1
 
 
 def test_cli_online_badge(fake, tmp_path):
@@ -197,12 +205,13 @@ def test_cli_online_badge(fake, tmp_path):
     assert p.returncode == 0 and 'aria-label="pith: YBK5PTAK, verified"' in p.stdout
     env["XDG_CACHE_HOME"] = str(tmp_path / "d")
     p = pithtex_cli("badge", BODY, "--online", "--base-url", closed_port_url(), env=env)
-    assert p.returncode == 0 and "verified" not in said(p.stdout) and "cannot reach" in p.stderr
+    assert p.returncode == 3 and "verified" not in said(p.stdout) and "cannot reach" in p.stderr
+    assert 'aria-label="pith: YBK5PTAK, unchecked"' in p.stdout
 
 
 def test_cli_snippets_and_embed(tmp_path):
     p = pithtex_cli("badge", BODY, "--format", "md", "--image-url", "https://example.org/p.svg")
-    assert p.stdout.strip() == f"[![pith:YBK5PTAK](https://example.org/p.svg)]({URL})" and not p.stderr
+    assert p.stdout.strip() == f"[![pith: YBK5PTAK](https://example.org/p.svg)]({URL})" and not p.stderr
     p = pithtex_cli("badge", BODY, "--format", "html")
     assert URL in p.stdout and "pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 -o pith-YBK5PTAK.svg" in p.stderr
     p = pithtex_cli("badge", BODY, "--format", "embed", "-o", str(tmp_path / "badge.html"))

@@ -66,7 +66,7 @@ def test_number_from_record():
 
 def test_verify_seed_human_and_json():
     p = pithtex_cli("verify", str(SEED_PATH))
-    assert p.returncode == 0 and "VERIFIED" in p.stdout and "[ok  ] signature" in p.stdout
+    assert p.returncode == 0 and "  verified  (" in p.stdout and "[ok  ] signature" in p.stdout
     j = json.loads(pithtex_cli("verify", str(SEED_PATH), "--json").stdout)
     assert j["verified"] is True and j["key_id"] == "pith-v1-2026-05" and j["number"] == BODY
     assert j["canonical_sha256"] == SEED_SHA256 and set(j["checks"].values()) == {"pass"}
@@ -81,7 +81,7 @@ def test_verify_exit_codes(tmp_path, seed):
     del seed["receipt"]
     (tmp_path / "n.json").write_text(json.dumps(seed))
     p = pithtex_cli("verify", str(tmp_path / "n.json"))
-    assert p.returncode == 3 and "NOT DECIDED" in p.stdout
+    assert p.returncode == 3 and "  unchecked  (" in p.stdout
 
 
 def test_verify_title_option():

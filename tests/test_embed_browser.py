@@ -1,8 +1,6 @@
-"""The self-verifying <pith-badge> in real headless Chromium, against pages served on 127.0.0.1.
+"""The embed snippet and the rendered script; Unicode records canonicalised like Python, in both browsers.
 
-One page per script (the script defines the element once): the default script with only
-the pinned registry key, and one rendered with a test key as well, for records with
-Unicode that must be canonicalised exactly as Python does.
+The element's states, attributes, CSP and accessibility are in test_web_element.py.
 """
 
 from __future__ import annotations
@@ -10,155 +8,34 @@ from __future__ import annotations
 import base64
 import json
 import re
-import subprocess
 from collections.abc import Iterator
-from html.parser import HTMLParser
 
 import pytest
 
-from pithtex import badge, webassets
+from pithtex import badgeshape, webassets
 from pithtex.number import PithNumber
 from pithtex.record import canonical_json
 from pithtex.trust import KeyRing, PublicKey, pinned_keys
 from pithtex.verify import verify_document
 
-from .conftest import BODY, SEED_PATH
+from . import browserkit
+from .conftest import BODY, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
-from .resolverkit import FakeResolver, Reply, closed_port_url, serving
-
-CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
+def server() -> Iterator[browserkit.PageServer]:
+    with browserkit.page_server() as s:
+        yield s
 
 
-class Badges(HTMLParser):
-    """Collects every <pith-badge>'s attributes and the width of the svg drawn inside it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: dict[str, dict[str, str]] = {}
-        self._current: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        a = {k: v or "" for k, v in attrs}
-        if tag == "pith-badge":
-            self._current = a.get("id", "")
-            self.found[self._current] = a
-        elif tag == "svg" and self._current is not None and "svg_width" not in self.found[self._current]:
-            self.found[self._current]["svg_width"] = a.get("width", "")
-            self.found[self._current]["svg_label"] = a.get("aria-label", "")
-
-    def handle_endtag(self, tag):
-        if tag == "pith-badge":
-            self._current = None
+def element(number: str, ident: str, src: str) -> str:
+    return webassets.embed_snippet(PithNumber(number), src=src).split("\n", 1)[1].replace(
+        "<pith-badge ", f'<pith-badge id="{ident}" ', 1)
 
 
-def run_chromium(url: str, tmp_path) -> dict[str, dict[str, str]]:
-    proc = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom", url],
-        capture_output=True, text=True, timeout=90,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    parser = Badges()
-    parser.feed(proc.stdout)
-    assert parser.found, proc.stdout[-2000:]
-    return parser.found
-
-
-def page(fake: FakeResolver, script: str, badges: list[tuple[str, str, str | None]]) -> str:
-    """Serve a page with one embed per (id, number, src); return its URL."""
-    parts = ["<!doctype html><meta charset='utf-8'><title>t</title>"]
-    for ident, number, src in badges:
-        snippet = webassets.embed_snippet(PithNumber(number), src=src)
-        snippet = snippet.split("\n", 1)[1]  # one script tag for the page, below
-        parts.append(snippet.replace("<pith-badge ", f'<pith-badge id="{ident}" ', 1))
-    parts.append('<script src="/pith-badge.js"></script>')
-    fake.route("/page.html", Reply(body="".join(parts).encode(), headers={"Content-Type": "text/html; charset=utf-8"}))
-    fake.route("/pith-badge.js", Reply(body=script.encode(), headers={"Content-Type": "text/javascript"}))
-    return f"{fake.base}/page.html"
-
-
-def serve_json(fake: FakeResolver, path: str, document) -> str:
-    fake.route(path, Reply.json(document))
-    return path
-
-
-def test_pinned_script_says_verified_only_for_the_good_record(fake, tmp_path):
-    seed = json.loads(SEED_PATH.read_text())
-    tampered = json.loads(json.dumps(seed))
-    tampered["canonical_record"]["metadata"]["primary_cat"] = "cs.LG"
-    tampered_quietly = json.loads(json.dumps(tampered))  # no stated hashes left to contradict it
-    tampered_quietly.pop("canonical_sha256")
-    tampered_quietly["receipt"].pop("canonical_sha256")
-    forged = json.loads(json.dumps(seed))
-    sig = bytearray(base64.b64decode(forged["receipt"]["signature_b64"]))
-    sig[5] ^= 0x40
-    forged["receipt"]["signature_b64"] = base64.b64encode(bytes(sig)).decode()
-    bad_alias = json.loads(json.dumps(seed))  # validly signed, but an unsigned claim is wrong
-    bad_alias["aliases"][-1]["alias_value"] = "YBK5PTAA"
-    bad_year = json.loads(json.dumps(seed))
-    bad_year["pith_number"] = f"pith:2020:{BODY}"
-    for doc in (bad_alias, bad_year):
-        assert verify_document(doc).exit_code == 1  # what Python says, the browser must say
-    test_key = TestKey("lab-key")
-    unknown = full_record(canonical(title="Signed by a lab key"), test_key)
-    unknown_body = unknown["pith_number"].split(":")[-1]
-    impostor_key = TestKey("pith-v1-2026-05")
-    impostor = full_record(canonical(title="Impostor"), impostor_key)
-    impostor["receipt"].pop("public_key_fingerprint")
-    impostor_body = impostor["pith_number"].split(":")[-1]
-    fake.record(BODY, Reply.json(seed))
-    fake.route("/500.json", Reply(500))
-    fake.route("/broken.json", Reply(body=json.dumps(seed).encode()[:300]))
-    badges = [
-        ("good", BODY, serve_json(fake, "/good.json", seed)),
-        ("resolver", BODY, None),
-        ("tampered", BODY, serve_json(fake, "/tampered.json", tampered)),
-        ("tampered-quietly", BODY, serve_json(fake, "/tq.json", tampered_quietly)),
-        ("forged", BODY, serve_json(fake, "/forged.json", forged)),
-        ("unknown-key", unknown_body, serve_json(fake, "/unknown.json", unknown)),
-        ("impostor", impostor_body, serve_json(fake, "/impostor.json", impostor)),
-        ("bad-alias", BODY, serve_json(fake, "/bad-alias.json", bad_alias)),
-        ("bad-year", BODY, serve_json(fake, "/bad-year.json", bad_year)),
-        ("other-number", "A" * 26, "/good.json"),
-        ("unreachable", BODY, closed_port_url() + "/x.json"),
-        ("http-500", BODY, "/500.json"),
-        ("malformed", BODY, "/broken.json"),
-    ]
-    script = webassets.render_script(base_url=fake.base)
-    found = run_chromium(page(fake, script, badges), tmp_path)
-    states = {ident: a.get("data-state") for ident, a in found.items()}
-    assert states == {ident: ("verified" if ident in ("good", "resolver") else "unverified") for ident, *_ in badges}
-    reasons = {
-        "tampered": "stated hash",
-        "tampered-quietly": f"not to {BODY}",
-        "forged": "signature does not verify under pith-v1-2026-05",
-        "unknown-key": "key lab-key is not a pinned registry key",
-        "impostor": "signature does not verify",
-        "bad-alias": "pith_short_8 YBK5PTAA is not a prefix",
-        "bad-year": "names year 2020, but submitted_at says 2021",
-        "other-number": f"hashes to {BODY}, not to AAAA",
-        "unreachable": "could not fetch the record",
-        "http-500": "answered HTTP 500",
-        "malformed": "not valid JSON",
-    }
-    for ident, fragment in reasons.items():
-        assert found[ident]["title"].startswith("unverified: ") and fragment in found[ident]["title"], found[ident]
-    assert found["good"]["title"].startswith("verified in this browser")
-    # the badge drawn in the browser fills exactly the space the snippet reserved: no layout shift
-    for ident, a in found.items():
-        assert f"width:{a['svg_width']}px" in a["style"], (ident, a)
-    assert found["good"]["svg_label"] == "pith: YBK5PTAK, verified"
-    assert found["tampered"]["svg_label"] == "pith: YBK5PTAK, unverified"
-
-
-def test_unicode_records_canonicalise_like_python(fake, tmp_path):
+@pytest.mark.parametrize("browser", ["chromium", "firefox"])
+def test_unicode_records_canonicalise_like_python(server, browser, tmp_path):
     key = TestKey("unicode-test-key")
     record = canonical(title="Über Grüße — 日本語", cross=["math.CO", "cs.DM"])
     record["metadata"].update({
@@ -170,14 +47,11 @@ def test_unicode_records_canonicalise_like_python(fake, tmp_path):
     ring = pinned_keys().extended(KeyRing([PublicKey(key.key_id, key.raw_public)]))
     assert verify_document(doc, ring).verified
     assert "😀".encode() in canonical_json(record)  # raw UTF-8, not \u escapes
-    big = full_record(canonical(title="Big", version=2**60), key)
-    big_body = big["pith_number"].split(":")[-1]
-    badges = [("unicode", body, serve_json(fake, "/u.json", doc)),
-              ("big", big_body, serve_json(fake, "/big.json", big))]
-    trusting = webassets.render_script(keys=ring, base_url=fake.base)
-    found = run_chromium(page(fake, trusting, badges), tmp_path)
-    assert found["unicode"]["data-state"] == "verified", found["unicode"]
-    assert found["big"]["data-state"] == "unverified" and "cannot reproduce exactly" in found["big"]["title"]
+    server.route("/pith-badge.js", webassets.render_script(keys=ring, base_url=server.base), "text/javascript")
+    page = element(body, "unicode", server.json("/u.json", doc))
+    url, token = browserkit.page(server, "/u.html", page)
+    found = browserkit.run(browser, server, url, token, tmp_path)["badges"]
+    assert found["unicode"]["state"] == "verified", found["unicode"]["title"]
 
 
 def test_without_javascript_it_is_a_plain_linked_badge():
@@ -186,9 +60,18 @@ def test_without_javascript_it_is_a_plain_linked_badge():
     assert snippet.startswith('<script src="pith-badge.js" defer></script>\n')
     light_dom = snippet.split('">', 1)[1]
     assert light_dom.startswith(f'<a href="https://pith.science/pith/{BODY}"><svg ')
-    assert 'aria-label="pith: YBK5PTAK"' in light_dom and "verified" not in light_dom.replace("unverified", "")
-    assert f"width:{webassets.embed_width(n)}px;height:20px" in snippet
-    assert webassets.embed_width(n) > badge.layout(n, False).width  # room for the status
+    # it says what is true without the script: unchecked, at the width the checked badge takes
+    assert 'aria-label="pith: YBK5PTAK, unchecked"' in light_dom and "verified" not in light_dom
+    assert f'width="{webassets.embed_width(n)}"' in light_dom and "style=" not in snippet  # strict CSP: no inline style
+
+
+def test_cdn_snippet_pins_the_module_by_its_hash():
+    snippet = webassets.embed_snippet(PithNumber(BODY), cdn=True, base_url="https://mirror.example")
+    module = webassets.render_script(module=True)
+    expected = f'<script type="module" src="{webassets.cdn_url()}" integrity="{webassets.integrity(module)}" '
+    assert snippet.startswith(expected + 'crossorigin="anonymous"></script>\n')
+    assert 'base-url="https://mirror.example"' in snippet
+    assert f"/npm/pith-badge@{webassets.brand.VERSION}/dist/pith-badge.mjs" in snippet
 
 
 def test_script_bakes_in_only_the_pinned_keys_by_default():
@@ -198,12 +81,97 @@ def test_script_bakes_in_only_the_pinned_keys_by_default():
     assert script.count('"fingerprint"') == len(pinned_keys())
     # no third-party code and nothing fetched but the record: the only URLs are these two
     assert set(re.findall(r"https?://[^\s\"'`<>/]+", script)) == {"http://www.w3.org", "https://pith.science"}
-    assert not re.search(r"^\s*import\b|\bimport\(|\brequire\(", script, re.M)
+    assert not re.search(r"^\s*import\b|\bimport\(|\brequire\(|innerHTML|outerHTML|insertAdjacentHTML|eval\(",
+                         script, re.M)
+
+
+def test_the_element_draws_badgeshapes_table():
+    """One drawing: the script carries badgeshape's table, not a drawing of its own."""
+    script = webassets.render_script()
+    values = json.loads(re.search(r"^const C = (.*);$", script, re.M).group(1))
+    for state in ("checking", "verified", "invalid", "unchecked"):
+        shape = badgeshape.shape(state, webassets.embed_status_width())
+        assert values["shapes"][state] == badgeshape.to_json(shape)
+    assert values["alphabet"] == "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    assert script.count("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") == 1
+
+
+def test_module_and_classic_script_differ_only_in_their_wrapping():
+    classic, module = webassets.render_script(), webassets.render_script(module=True)
+    assert classic.lstrip().startswith("/*") and "(() => {" in classic and "export " not in classic
+    assert "export { PithBadge, trustedKeys, verifyDocument };" in module and "(() => {" not in module
 
 
 def test_render_web_assets(tmp_path):
     written = webassets.render_web_assets(tmp_path / "web")
     names = sorted(p.name for p in written)
-    assert names == ["pith-YBK5PTAK-dark.svg", "pith-YBK5PTAK.svg", "pith-badge-example.html", "pith-badge.js"]
+    assert names == ["pith-YBK5PTAK-dark.svg", "pith-YBK5PTAK.svg", "pith-badge-example.html", "pith-badge.js",
+                     "pith-badge.mjs"]
     assert all(p.stat().st_size > 0 for p in written)
     assert not [p for p in (tmp_path / "web").iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_cli_embed_cdn_prints_the_snippet_and_writes_no_script(tmp_path):
+    proc = pithtex_cli("badge", BODY, "--format", "embed", "--cdn")
+    assert proc.returncode == 0 and proc.stdout == webassets.embed_snippet(PithNumber(BODY), cdn=True)
+    assert proc.stderr == ""
+    out = tmp_path / "badge.html"
+    proc = pithtex_cli("badge", BODY, "--format", "embed", "--cdn", "-o", str(out))
+    assert proc.returncode == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["badge.html"]
+    proc = pithtex_cli("badge", BODY, "--format", "embed", "-o", str(out))  # self-hosted: the script beside it
+    assert (tmp_path / "pith-badge.js").read_text() == webassets.render_script()
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_segment_holds_wcag_aa_contrast(theme):
+    colours = badgeshape.theme_table(webassets.brand.THEMES[theme])
+    pairs = [("labelBg", "labelFg"), ("messageBg", "messageFg")]
+    pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
+    for bg, fg in pairs:
+        assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
+    panel_bg, text, _, link = webassets.PANEL_COLOURS[theme]
+    assert contrast(panel_bg, text) >= 4.5 and contrast(panel_bg, link) >= 4.5
+
+
+def test_badge_and_webassets_do_not_import_each_other():
+    import ast
+    from pathlib import Path
+
+    from pithtex import badge
+
+    source = ast.parse(Path(badge.__file__).read_text())
+    names = {alias.name for node in ast.walk(source) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    modules = {node.module for node in ast.walk(source) if isinstance(node, ast.ImportFrom)}
+    assert "webassets" not in names and "webassets" not in modules
+
+
+def test_render_check_guards_the_web_package(tmp_path):
+    import shutil
+
+    from pithtex.render import CHECKOUT_MARK, check, render_all
+
+    from .conftest import ROOT
+
+    (tmp_path / CHECKOUT_MARK).parent.mkdir(parents=True)
+    shutil.copyfile(ROOT / CHECKOUT_MARK, tmp_path / CHECKOUT_MARK)
+    shutil.copyfile(ROOT / "LICENSE", tmp_path / "LICENSE")
+    (tmp_path / "web").mkdir()
+    written = {p.relative_to(tmp_path).as_posix() for p in render_all(tmp_path)}
+    assert {"web/package.json", "web/dist/pith-badge.js", "web/dist/pith-badge.mjs", "web/dist/pith-badge.d.ts",
+            "web/README.md", "web/LICENSE"} <= written
+    for name in ("package.json", "dist/pith-badge.mjs", "LICENSE"):
+        assert (tmp_path / "web" / name).read_bytes() == (ROOT / "web" / name).read_bytes()  # deterministic
+    script = tmp_path / "web" / "dist" / "pith-badge.js"
+    script.write_text(script.read_text().replace("verified", "verifled", 1))
+    assert check(tmp_path) == ["web/dist/pith-badge.js"]

@@ -11,9 +11,9 @@ import pytest
 from pithtex.brand import XMP_NAMESPACE
 from pithtex.pdf.inspect import InspectError, inspect_pdf
 
-from .conftest import BODY, CORPUS, SEED_PATH, URL, assert_clean_error, pithtex_cli
+from .conftest import BODY, SEED_PATH, URL, assert_clean_error, fixture_pdf, pithtex_cli
 
-# Info, an uncompressed XMP stream in the catalog and a link: pdfTeX primitives, as NOTES.md lists.
+# Info, an uncompressed XMP stream in the catalog and a link: pdfTeX primitives (docs/format.md).
 TEX = r"""
 \pdfcompresslevel=0 \pdfobjcompresslevel=2 \catcode`\#=12
 \pdfinfo{/PithNumber (@BODY@) /PithURL (@URL@)}
@@ -71,12 +71,12 @@ def test_disagreeing_sources_are_reported(sty_like_pdf: Path, tmp_path: Path):
 
 
 def test_plain_pdf_has_no_number():
-    seen = inspect_pdf(CORPUS / "001-trivial_minimal-document.pdf")
+    seen = inspect_pdf(fixture_pdf("001"))
     assert seen["number"] is None and not seen["agree"] and seen["xmp"] is None and seen["info"] == {}
 
 
 def test_encrypted_and_broken_inputs(tmp_path: Path):
-    locked = next(CORPUS.glob("005-*.pdf"))
+    locked = fixture_pdf("005")
     assert inspect_pdf(locked)["encrypted"] is True
     assert_clean_error(pithtex_cli("inspect", str(locked)), 1)
     junk = tmp_path / "junk.pdf"

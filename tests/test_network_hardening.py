@@ -67,7 +67,7 @@ def test_a_flipped_signature_never_replaces_the_good_cached_record(fake, tmp_pat
     bad = verify(fake.base, tmp_path, BODY, "--json")
     assert bad.returncode == 1 and json.loads(bad.stdout)["checks"]["signature"] == "fail"
     offline = verify(fake.base, tmp_path, BODY, "--offline")
-    assert offline.returncode == 0 and "VERIFIED" in offline.stdout
+    assert offline.returncode == 0 and "  verified  " in offline.stdout
     stale = verify(fake.base, tmp_path, BODY, "--json")  # the server now fails: the good copy is used
     assert stale.returncode == 0 and "HTTP 500" in json.loads(stale.stdout)["details"]["fetch"]
 

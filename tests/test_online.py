@@ -39,7 +39,7 @@ def test_good_record_verifies_check_by_check(fake, tmp_path):
     assert j["checks"]["fetch"] == "pass" and j["checks"]["signature"] == "pass"
     assert j["key_id"] == "pith-v1-2026-05" and j["canonical_sha256"].startswith("c055d7cc")
     human = online(fake, tmp_path, f"pith:2021:{BODY.lower()}")  # an ID implies --online
-    assert human.returncode == 0 and "VERIFIED" in human.stdout and "[ok  ] fetch" in human.stdout
+    assert human.returncode == 0 and "  verified  (" in human.stdout and "[ok  ] fetch" in human.stdout
 
 
 @pytest.mark.parametrize(("document", "failing"), [

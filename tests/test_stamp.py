@@ -1,4 +1,5 @@
-"""`pithtex stamp`: every corpus PDF stamped, checked by qpdf and pypdf, re-stamped and reverted."""
+"""`pithtex stamp`: every test PDF (and the corpus, when present) stamped, checked by qpdf and
+pypdf, re-stamped and reverted."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ from pithtex.number import PithNumber
 from pithtex.pdf.inspect import inspect_pdf
 from pithtex.pdf.stamp import Options, revert_file, stamp_file
 
-from .conftest import BODY, CORPUS, SEED_PATH, URL, assert_clean_error, pithtex_cli
+from .conftest import BODY, CORPUS, SEED_PATH, URL, assert_clean_error, fixture_pdf, pdf_sources, pithtex_cli
 
 NUMBER = PithNumber.parse(f"pith:2021:{BODY}")
 OTHER = "AAAAAAAAAAAAAAAAAAAAAAAAAA"
-PDFS = sorted(CORPUS.glob("*.pdf"))
-ENCRYPTED = [p for p in PDFS if p.name.startswith("005-")]
-DAMAGED = [p for p in PDFS if p.name.startswith("017-")]  # startxref points at zeros
-STAMPABLE = [p for p in PDFS if p not in ENCRYPTED + DAMAGED]
+ENCRYPTED = pdf_sources(lambda p: p.name.startswith("005-"))
+DAMAGED = pdf_sources(lambda p: p.name.startswith("017-"))  # the corpus's: startxref points at zeros
+STAMPABLE = pdf_sources(lambda p: not p.name.startswith(("005-", "017-")))
+OWN_STAMPABLE = [p for p in STAMPABLE if isinstance(p, Path)]
 
 
 def qpdf_ok(path: Path) -> bool:
@@ -40,8 +41,25 @@ def copy(src: Path, tmp_path: Path, name: str = "in.pdf") -> Path:
     return dst
 
 
-def test_corpus_is_there():
-    assert len(PDFS) >= 30 and ENCRYPTED and DAMAGED
+def test_fixtures_cover_both_xref_forms_and_encryption():
+    assert len(OWN_STAMPABLE) >= 12 and ENCRYPTED
+    assert {last_xref_form(p.read_bytes()) for p in OWN_STAMPABLE} == {"table", "stream"}
+
+
+if CORPUS:
+    @pytest.mark.corpus
+    def test_corpus_is_whole():
+        """The sweep was asked for (or found): all of it must be there, not a stray folder."""
+        assert len(list(CORPUS.glob("*.pdf"))) >= 30 and DAMAGED
+
+
+def zeroed_xref(src: Path) -> bytes:
+    """A copy of a classic-table file whose startxref points at zeros (as 017 in the corpus)."""
+    data = bytearray(src.read_bytes())
+    offset = int(data[data.rindex(b"startxref") + 9:].split()[0])
+    end = data.index(b"trailer", offset)
+    data[offset:end] = bytes(end - offset)
+    return bytes(data)
 
 
 @pytest.mark.parametrize("src", STAMPABLE, ids=lambda p: p.name[:24])
@@ -76,13 +94,8 @@ def test_corpus_pdf_stamps_cleanly(src: Path, tmp_path: Path):
     assert back.read_bytes() == original
 
 
-def test_xref_forms_both_covered():
-    forms = {last_xref_form(p.read_bytes()) for p in STAMPABLE}
-    assert forms == {"table", "stream"}
-
-
 def test_xref_stream_update_lists_itself(tmp_path: Path):
-    src = next(p for p in STAMPABLE if last_xref_form(p.read_bytes()) == "stream")
+    src = next(p for p in OWN_STAMPABLE if last_xref_form(p.read_bytes()) == "stream")
     out = tmp_path / "out.pdf"
     stamp_file(copy(src, tmp_path), out, Options(NUMBER))
     import pikepdf
@@ -105,16 +118,20 @@ def test_encrypted_is_refused_and_untouched(src: Path, tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.pdf"]
 
 
-@pytest.mark.parametrize("src", DAMAGED, ids=lambda p: p.name[:24])
-def test_damaged_xref_is_refused_not_repaired(src: Path, tmp_path: Path):
-    inp = copy(src, tmp_path)
+@pytest.mark.parametrize("src", [None, *DAMAGED], ids=lambda p: p.name[:24] if p else "zeroed-008")
+def test_damaged_xref_is_refused_not_repaired(src: Path | None, tmp_path: Path):
+    if src is None:
+        inp = tmp_path / "in.pdf"
+        inp.write_bytes(zeroed_xref(fixture_pdf("008")))
+    else:
+        inp = copy(src, tmp_path)
     err = assert_clean_error(pithtex_cli("stamp", str(inp), "--number", BODY, "-o", str(tmp_path / "o.pdf")))
     assert "damaged" in err
     assert not (tmp_path / "o.pdf").exists()
 
 
 # -- the command line -----------------------------------------------------------------------
-SIMPLE = CORPUS / "004-pdflatex-4-pages_pdflatex-4-pages.pdf"
+SIMPLE = fixture_pdf("004")
 
 
 def test_cli_default_output_name_and_inspect(tmp_path: Path):

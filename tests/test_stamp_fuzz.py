@@ -12,11 +12,10 @@ from pithtex.number import PithNumber
 from pithtex.pdf.inspect import inspect_pdf
 from pithtex.pdf.stamp import Options, stamp_file
 
-from .conftest import BODY, CORPUS, assert_clean_error, pithtex_cli
+from .conftest import BODY, assert_clean_error, fixture_pdf, pithtex_cli
 
 # One classic-table file and one xref-stream file, both small.
-SEEDS = [(CORPUS / "008-reportlab-inline-image_inline-image.pdf").read_bytes(),
-         (CORPUS / "001-trivial_minimal-document.pdf").read_bytes()]
+SEEDS = [fixture_pdf("008").read_bytes(), fixture_pdf("001").read_bytes()]
 NUMBER = PithNumber.parse(BODY)
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -64,7 +63,7 @@ def test_garbage(tmp_path_factory, prefix: bytes, junk: bytes):
 
 
 def test_cli_on_broken_files_is_one_line_within_a_time_limit(tmp_path: Path):
-    source = CORPUS / "004-pdflatex-4-pages_pdflatex-4-pages.pdf"
+    source = fixture_pdf("004")
     cases = {"truncated.pdf": source.read_bytes()[:5000], "empty.pdf": b"",
              "garbage.pdf": bytes(range(256)) * 40}
     for name, data in cases.items():

@@ -19,11 +19,10 @@ from pyhanko.sign.fields import MDPPerm
 from pyhanko.sign.validation import validate_pdf_signature
 from pyhanko_certvalidator import ValidationContext
 
-from .conftest import BODY, CORPUS, assert_clean_error, pithtex_cli
+from .conftest import BODY, assert_clean_error, fixture_pdf, pithtex_cli
 
 # One classic-table input and one xref-stream input.
-SOURCES = [CORPUS / "002-trivial-libre-office-writer_002-trivial-libre-office-writer.pdf",
-           CORPUS / "004-pdflatex-4-pages_pdflatex-4-pages.pdf"]
+SOURCES = [fixture_pdf("002"), fixture_pdf("004")]
 
 
 @pytest.fixture(scope="module")

@@ -1,43 +1,45 @@
-"""`pithtex render`: latex/pith.sty and its example copies are exactly a fresh render."""
+"""`pithtex render`: latex/pith.sty, the one committed rendering, is exactly a fresh render."""
 
 from __future__ import annotations
 
 import re
 import shutil
-import sys
 
 from pithtex import brand
-from pithtex.render import EXAMPLE_CLASSES, check, logo_path, render_all, render_sty
+from pithtex.render import CHECKOUT_MARK, check, logo_path, render_all, render_sty
 
-from .conftest import ROOT, pithtex_cli
+from .conftest import ROOT, assert_clean_error, pithtex_cli
 
 
-def test_committed_files_equal_a_fresh_render():
+def test_committed_file_equals_a_fresh_render():
     proc = pithtex_cli("render", "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert check(ROOT) == []
-    for cls in EXAMPLE_CLASSES:  # every example folder is an upload that carries pith.sty
-        assert (ROOT / "examples" / cls / "pith.sty").read_text() == render_sty()
+    assert not list((ROOT / "examples").glob("*/pith.sty")), "examples hold only papers"
 
 
 def _copy_project(tmp_path):
     shutil.copytree(ROOT / "latex", tmp_path / "latex")
-    for cls in EXAMPLE_CLASSES:
-        shutil.copytree(ROOT / "examples" / cls, tmp_path / "examples" / cls)
+    (tmp_path / CHECKOUT_MARK).parent.mkdir(parents=True)
+    shutil.copyfile(ROOT / CHECKOUT_MARK, tmp_path / CHECKOUT_MARK)
     return tmp_path
 
 
-def test_check_names_stale_and_missing_files_and_render_fixes_them(tmp_path):
+def test_check_names_a_stale_file_and_render_fixes_it(tmp_path):
     root = _copy_project(tmp_path)
     (root / "latex" / "pith.sty").write_text(render_sty().replace("v" + brand.VERSION, "v9.9.9"))
-    (root / "examples" / "llncs" / "pith.sty").unlink()
     proc = pithtex_cli("render", "--check", "--root", str(root))
-    assert proc.returncode == 1
-    assert "stale: latex/pith.sty" in proc.stdout and "stale: examples/llncs/pith.sty" in proc.stdout
-    assert "examples/article/pith.sty" not in proc.stdout
-    written = render_all(root)
-    assert len(written) == 1 + len(EXAMPLE_CLASSES)
+    assert proc.returncode == 1 and proc.stdout.strip() == "stale: latex/pith.sty (run `pithtex render`)"
+    assert render_all(root) == [root / "latex" / "pith.sty"]
     assert check(root) == []
+
+
+def test_render_outside_a_checkout_points_to_sty(tmp_path):
+    """A paper's folder is not a checkout: render writes nothing there and names `pithtex sty`."""
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}")
+    err = assert_clean_error(pithtex_cli("render", cwd=tmp_path))
+    assert "not a pithtex checkout" in err and "pithtex sty" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["paper.tex"]
 
 
 def test_render_is_deterministic_and_says_it_is_generated():
@@ -60,12 +62,3 @@ def test_brand_values_reach_the_package():
     assert pdf[:2] == [f"{ring.stroke:g}", "w"] and pdf[2:5] == [f"{ring.cx + ring.r:g}", f"{ring.cy:g}", "m"]
     assert pdf[-1] == "f" and f"{core.cx + core.r:g}" in pdf
     assert logo_path("ps") in text and logo_path("pdf") in text
-
-
-def test_web_assets_hook_without_the_module(monkeypatch, capsys):
-    from pithtex.cli.render import _render_web
-
-    monkeypatch.setitem(sys.modules, "pithtex.webassets", None)  # as if not installed
-    assert _render_web(ROOT / "out" / "never-written") == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith("pithtex: --web:") and len(err.splitlines()) == 1

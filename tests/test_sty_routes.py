@@ -1,28 +1,31 @@
 """Every example paper on every TeX route: badge text, link, Info and XMP, proven from the PDF.
 
-Each case is one real compile of examples/<class>/paper.tex (with the pith.sty copy the
-folder ships, as an arXiv upload would); run under xdist the compiles go in parallel.
+Each case is one real compile of examples/<class>/paper.tex (with the current pith.sty
+beside it, as `pithtex sty` puts it there); run under xdist the compiles go in parallel.
 """
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from .conftest import BODY, ROOT, URL
+from .conftest import BODY, URL, example_paper
 from .texrun import compile_tex, read_facts
 
 CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
 # arXiv's three routes plus LuaLaTeX everywhere; latex -> dvipdfmx on two classes.
 CASES = [(c, r) for c in CLASSES for r in ("pdflatex", "dvips", "xelatex", "lualatex")]
 CASES += [("article", "dvipdfmx"), ("revtex4-2", "dvipdfmx"), ("acmart", "dvipdfmx")]
+# Where the log says the badge went (tests/test_sty_placement.py reads the positions).
+PLACED = dict.fromkeys(CLASSES, "after \\maketitle") | {
+    "revtex4-2": "at the end of revtex's title block",              # reprint
+    "IEEEtran": "in the title block across both columns",           # conference
+    "acmart": "in the title block across both columns",             # sigconf
+}
 
 
 @pytest.mark.parametrize(("cls", "route"), CASES, ids=[f"{c}-{r}" for c, r in CASES])
 def test_example_route(tmp_path, cls, route):
-    folder = tmp_path / cls
-    shutil.copytree(ROOT / "examples" / cls, folder)
+    folder = example_paper(cls, tmp_path / cls)
     run = compile_tex(folder, route)
     assert run.pdf is not None, run.log[-1500:]
     assert "! " not in "\n".join(line[:2] for line in run.log.splitlines()), run.log[-1500:]
@@ -37,4 +40,4 @@ def test_example_route(tmp_path, cls, route):
     # arXiv stamps the left margin of page 1: nothing of ours may be there.
     rect = facts.link_rects[facts.link_uris.index(URL)]
     assert min(rect[0], rect[2]) >= 40
-    assert "Badge placed after \\maketitle" in run.log.replace("\n", "")
+    assert f"Badge placed {PLACED[cls]}" in run.log.replace("\n", "")

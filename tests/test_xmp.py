@@ -13,7 +13,7 @@ from pithtex.brand import XMP_NAMESPACE
 from pithtex.pdf import xmp
 from pithtex.pdf.stamp import Options, stamp_file
 
-from .conftest import BODY, CORPUS, URL
+from .conftest import BODY, URL, fixture_pdf
 
 VALUES = {"number": BODY, "url": URL, "long": f"pith:2021:{BODY}"}
 OTHER = "AAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -103,7 +103,7 @@ def test_hostile_or_broken_xml_is_refused(evil: bytes):
 
 
 def test_pdfa_corpus_file_keeps_pdfaid_and_declares_pith(tmp_path: Path):
-    src = next(CORPUS.glob("021-pdfa*.pdf"))
+    src = fixture_pdf("021")
     inp = tmp_path / "in.pdf"
     shutil.copyfile(src, inp)
     out = tmp_path / "out.pdf"

@@ -1,11 +1,13 @@
 """`bundle`: the upload archive arXiv needs, made from what the compile actually read.
 
 The paper is staged with our current pith.sty (when it uses pith), compiled on arXiv's
-route with `-recorder`, and the .fls says which files TeX opened. The archive holds those
-files that belong to the upload, the .bbl, every figure variant the sources name (other
-routes read other formats), pith.sty and 00README.json: no build products, no unused
-files, no absolute paths. It is written atomically and reproducibly (sorted, fixed
-times and owners), then checked exactly as an upload would be.
+route with `-recorder`, and the .fls says which files TeX opened. The chosen top-level
+files are the upload's (see upload.py), or those named with `--main`; the archive holds
+the files their compiles read that belong to the upload, their .bbl, every figure
+variant the sources name (other routes read other formats), pith.sty and 00README.json:
+no build products, no unused files, no absolute paths. What it leaves out is listed.
+It is written atomically and reproducibly (sorted, fixed times and owners), then
+checked exactly as an upload would be.
 """
 
 from __future__ import annotations
@@ -14,16 +16,15 @@ import gzip
 import io
 import os
 import posixpath
-import shutil
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import sty
 from ..errors import PithError, Refused
 from ..files import atomic_output, output_path
-from . import pithsty, sandbox
-from .check import Result, analyse, check_path
+from . import sandbox, texlive
+from .check import Check, Result, analyse, check_path
 from .scan import scan
 from .upload import Upload, open_upload
 
@@ -33,48 +34,65 @@ class Bundle:
     out: Path
     files: list[str]
     route: str
-    verdict: Result
+    verdict: Check
+    mains: list[str]
+    left_out: list[str]  # files of the upload the archive does not hold
 
 
-def bundle(path: str | Path, out: str | Path, engine: str = "auto",
-           timeout: float = sandbox.DEFAULT_TIMEOUT) -> Bundle:
+def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
+           mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP) -> Bundle:
     out = Path(out)
     if not out.name.endswith((".tar.gz", ".tgz")):
         raise PithError(f"{out}: the upload archive must be a .tar.gz (or .tgz)")
     output_path(out)  # refuse a folder, device, FIFO or missing folder before compiling
-    with open_upload(path) as original, tempfile.TemporaryDirectory(prefix="pithtex-bundle-") as tmp:
-        staged = stage(original, Path(tmp) / "stage")
-        result = analyse(staged, engine, Path(tmp) / "build", timeout)
+    with open_upload(path, mains) as original, sandbox.scratch() as tmp, texlive.private_trees(tmp) as trees:
+        staged = stage(original, tmp / "stage")
+        (tmp / "build").mkdir()
+        result = analyse(staged, engine, tmp / "build", sandbox.Limits(trees, timeout, log_cap))
         _refuse_unless_ready(path, result)
-        run = next(r for r in result.runs if r.pdf is not None and r.fls is not None)
-        files = used_files(staged, result, run)
+        files: set[str] = set()
+        for paper in result.papers:
+            run = next(r for r in paper.runs if r.pdf is not None and r.fls is not None)
+            files |= set(used_files(paper.upload, paper, run))
+        if original.mains_from == "command line" and _readme_names_toplevel(staged):
+            files.discard("00README.json")  # it names other top-level files than the ones chosen
+        files = sorted(files)
         write_archive(staged.root, files, out)
-    verdict = check_path(out, engine=engine, timeout=timeout)
-    return Bundle(out, files, run.route, verdict)
+        left_out = sorted(set(original.files) - set(files))
+        route = result.primary.runs[0].route
+    verdict = check_path(out, engine=engine, timeout=timeout, log_cap=log_cap)
+    return Bundle(out, files, route, verdict, staged.mains, left_out)
 
 
-def _refuse_unless_ready(path: str | Path, result: Result) -> None:
+def _readme_names_toplevel(upload: Upload) -> bool:
+    sources = (upload.readme or {}).get("sources") or []
+    return any(isinstance(s, dict) and s.get("usage") == "toplevel" for s in sources)
+
+
+def _refuse_unless_ready(path: str | Path, result: Check) -> None:
     """No archive for a paper that would fail: say the first problem and where the rest are."""
     errors = [d for d in result.diagnostics if d.severity == "error"]
-    if not errors and all(r.pdf is not None and r.fls is not None for r in result.runs):
+    runs = [r for p in result.papers for r in p.runs]
+    if not errors and all(r.pdf is not None and r.fls is not None for r in runs):
         return
     first = errors[0] if errors else None
     what = f"{first.where + ' ' if first.where else ''}{first.rule}: {first.message}" if first else "no PDF"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    routes = ", ".join(r.route for r in result.runs)
+    routes = ", ".join(dict.fromkeys(r.route for r in runs))
     raise Refused(f"{path}: not ready for arXiv ({routes}): {what}{more}; nothing written "
                   f"(pithtex check {path} shows every problem)")
 
 
 def stage(upload: Upload, dest: Path) -> Upload:
-    """A copy of the upload with our current pith.sty at the top level when pith is used."""
+    """A copy of the upload with our current pith.sty at the top level when pith is used,
+    seen from the same top-level files as the upload."""
     sandbox.copy_upload(upload, dest)
-    uses_pith = any(r.name == "pith" for r in scan(upload.root, upload.main, upload.files).packages)
-    ours = pithsty.ours()
-    if uses_pith and ours is not None:
-        shutil.copyfile(ours, dest / "pith.sty")
-    staged = open_upload(dest / upload.main)
+    uses_pith = any(r.name == "pith" for m in upload.mains for r in scan(upload.root, m, upload.files).packages)
+    if uses_pith:
+        (dest / "pith.sty").write_text(sty.text(), "utf-8")
+    staged = open_upload(dest, upload.mains if upload.mains_from == "command line" else None)
     staged.source = upload.source
+    staged.other_mains = []  # the top-level files not chosen stay out of the archive
     return staged
 
 

@@ -1,19 +1,24 @@
 """`check`: static rules, then the arXiv-like compile on the chosen routes, then the PDF.
 
-`check_path` is the library entry point; it returns a `Result` whose `as_dict()` is the
-`--json` output and whose `ok` decides the exit code. `analyse` is shared with bundle,
-which needs the compiled sandbox (its .fls) while it is still on disk.
+An upload can have several top-level files (a paper, a rebuttal, a supplement): arXiv
+compiles every one of them (see upload.py for how it finds them and in which order), so
+the check compiles each and gives each its own verdict (`Result`); the whole `Check` is
+OK only when every one is. pith is followed in each file that loads it.
+
+`check_path` is the library entry point; its `Check.as_dict()` is the `--json` output and
+`ok` decides the exit code. `analyse` is shared with bundle, which needs the compiled
+sandboxes (their .fls) while they are still on disk.
 """
 
 from __future__ import annotations
 
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import PithError
-from . import pdfcheck, sandbox
+from . import pdfcheck, sandbox, texlive
 from .diagnostic import ERROR, Diagnostic, error, warning
 from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan
@@ -25,7 +30,9 @@ MAX_LOG_ERRORS = 5
 
 @dataclass
 class Result:
-    upload: Upload
+    """The verdict on one top-level file."""
+
+    upload: Upload  # seen from this file: upload.main is the file
     engine: str
     auto_route: str
     runs: list[sandbox.RouteRun]
@@ -37,15 +44,50 @@ class Result:
     def ok(self) -> bool:
         return not any(d.severity == ERROR for d in self.diagnostics)
 
+
+@dataclass
+class Check:
+    """The verdict on an upload: one `Result` per top-level file, in arXiv's order, and the
+    findings about the upload as a whole (`notes`)."""
+
+    upload: Upload
+    engine: str
+    papers: list[Result]
+    notes: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == ERROR for d in self.diagnostics)
+
+    @property
+    def primary(self) -> Result:
+        """The file pith is followed in: the first that loads pith, else the first compiled."""
+        return next((p for p in self.papers if p.facts.uses_pith), self.papers[0])
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Every finding once: a compile's findings tagged with its top-level file; a static
+        finding about a file two top-level files share is shown once."""
+        out, seen = list(self.notes), set()
+        for paper in self.papers:
+            for d in paper.diagnostics:
+                d = replace(d, main=paper.upload.main) if len(self.papers) > 1 else d
+                key = (d.rule, d.severity, d.file, d.line, d.message, d.route, d.main if d.route else None)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(d)
+        return out
+
     def as_dict(self) -> dict:
         from .report import as_dict
 
         return as_dict(self)
 
 
-def check_path(path: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT) -> Result:
-    with open_upload(path) as upload, sandbox.scratch() as tmp:
-        return analyse(upload, engine, Path(tmp), timeout)
+def check_path(path: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
+               mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP) -> Check:
+    with open_upload(path, mains) as upload, sandbox.scratch() as tmp, texlive.private_trees(tmp) as trees:
+        return analyse(upload, engine, tmp, sandbox.Limits(trees, timeout, log_cap))
 
 
 def routes_for(engine: str, auto_route: str) -> list[str]:
@@ -56,12 +98,23 @@ def routes_for(engine: str, auto_route: str) -> list[str]:
     return [auto_route if engine == "auto" else engine]
 
 
-def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEFAULT_TIMEOUT) -> Result:
-    src = scan(upload.root, upload.main, upload.files)
-    diags, facts = static_check(upload, src)
-    diags += _upload_notes(upload)
-    auto_route = sandbox.choose_route(upload, facts.figures)
+def analyse(upload: Upload, engine: str, tmp: Path, limits: sandbox.Limits) -> Check:
+    """Every top-level file of the upload: static rules for all first (arXiv compiles them all
+    with one compiler, chosen from all their figures), then each compiled in its own folder."""
+    views = [upload.for_main(m) for m in upload.mains]
+    statics = [static_check(v, scan(v.root, v.main, v.files)) for v in views]
+    auto_route = sandbox.choose_route(upload, [f for _, facts in statics for f in facts.figures])
     routes = routes_for(engine, auto_route)
+    check = Check(upload, engine, [], _upload_notes(upload))
+    for i, (view, (diags, facts)) in enumerate(zip(views, statics, strict=True)):
+        folder = tmp / f"main{i}"
+        folder.mkdir()
+        check.papers.append(_analyse_one(view, engine, auto_route, routes, diags, facts, folder, limits))
+    return check
+
+
+def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str], diags: list[Diagnostic],
+                 facts: Facts, tmp: Path, limits: sandbox.Limits) -> Result:
     number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
 
@@ -69,9 +122,9 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
         # Compile and read the PDF back in the same worker, so one route's PDF reading
         # overlaps the other routes' TeX runs.
         critical = seed is None or route == sandbox.CRITICAL_ROUTE
-        run = sandbox.compile_route(upload, route, tmp / route, timeout, nice=0 if critical else 5,
+        run = sandbox.compile_route(upload, route, tmp / route, limits, nice=0 if critical else 5,
                                     seed=None if critical else seed.result())
-        found = _route_diagnostics(run, upload, reported)
+        found = _route_diagnostics(run, upload, reported, limits)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found
         pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route, facts.badge, facts.metadata)
@@ -82,16 +135,17 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
     else:
         # The critical route (xelatex) starts at once; the others wait for one shared latex
         # first pass and start from its .aux, so their first run already resolves references.
-        with ThreadPoolExecutor(max_workers=len(routes) + 1) as pool:
-            seed = pool.submit(sandbox.first_pass, upload, tmp / "seed", timeout)
+        pool = ThreadPoolExecutor(max_workers=len(routes) + 1)
+        try:
+            seed = pool.submit(sandbox.first_pass, upload, tmp / "seed", limits)
             futures = [pool.submit(one, r, seed) for r in routes]
-            try:
-                outcomes = [f.result() for f in futures]
-            except BaseException:  # Ctrl-C: stop the TeX runs, or the pool would wait for them
-                for f in futures:
-                    f.cancel()
-                sandbox.stop_all()
-                raise
+            outcomes = [f.result() for f in futures]
+        except BaseException:  # Ctrl-C: stop the TeX runs first, or the pool would wait for them
+            sandbox.stop_all()
+            raise
+        finally:
+            with sandbox.sigint_deferred():  # a second Ctrl-C waits for the stopped workers
+                pool.shutdown(wait=True, cancel_futures=True)
     result = Result(upload, engine, auto_route, [o[0] for o in outcomes], diags, facts)
     for run, pdf_facts, found in outcomes:
         result.diagnostics += found
@@ -102,10 +156,21 @@ def analyse(upload: Upload, engine: str, tmp: Path, timeout: float = sandbox.DEF
 
 def _upload_notes(upload: Upload) -> list[Diagnostic]:
     out = []
-    if len(upload.mains) > 1:
-        out.append(warning("several-main-files", f"several top-level files have \\documentclass "
-                           f"({', '.join(upload.mains)}); arXiv processes each of them",
-                           "keep one main file, or name it in 00README.json (usage: toplevel)", upload.main))
+    if len(upload.mains) > 1 and upload.mains_from == "documentclass":
+        pith = [m for m in upload.mains if _loads_pith(upload, m)]
+        keep = pith[0] if pith else upload.main
+        out.append(warning("several-main-files", f"{len(upload.mains)} top-level files have \\documentclass "
+                           f"({', '.join(upload.mains)}): arXiv compiles each of them and joins their PDFs in "
+                           "this order; each is checked below",
+                           f"if only {keep} is the paper, list it in 00README.json (sources, usage: toplevel) or "
+                           f"leave the others out of the upload (pithtex bundle --main {keep} does)", upload.mains[0]))
+    unchecked = [m for m in upload.other_mains if _loads_pith(upload, m)]
+    if unchecked:
+        where = str(Path(upload.source).parent) if upload.source.lower().endswith(".tex") else upload.source
+        out.append(error("pith-file-unchecked", f"{unchecked[0]} loads pith and arXiv compiles it too, but only "
+                         f"{', '.join(upload.mains)} was checked", f"check every top-level file: pithtex check "
+                         f"{where} (or name {unchecked[0]} in 00README.json's toplevel sources, or leave the "
+                         "others out of the upload)", unchecked[0]))
     if upload.build_products and upload.is_archive:
         shown = ", ".join(upload.build_products[:4]) + (" …" if len(upload.build_products) > 4 else "")
         out.append(warning("build-products", f"build products in the upload ({shown}); the check ignores them",
@@ -113,13 +178,23 @@ def _upload_notes(upload: Upload) -> list[Diagnostic]:
     return out
 
 
-def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]) -> list[Diagnostic]:
+def _loads_pith(upload: Upload, main: str) -> bool:
+    return any(r.name == "pith" for r in scan(upload.root, main, upload.files).packages)
+
+
+def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str],
+                       limits: sandbox.Limits) -> list[Diagnostic]:
     r = run.route
     out: list[Diagnostic] = []
+    if run.log_too_large:
+        what = run.failed_step or "TeX"
+        out.append(error("log-too-large", f"{r}: {what} wrote more than {_mb(limits.log_cap)} of output and was "
+                         f"stopped (run {run.runs})", "look for a macro that calls itself while writing "
+                         "(\\message, \\typeout, \\write): it never ends", upload.main, route=r))
     if run.timed_out:
         out.append(error("compile-timeout", f"{r}: stopped after the time limit (run {run.runs})",
                          "look for a loop in the macros, or raise --timeout", upload.main, route=r))
-    if run.failed_step:
+    if run.failed_step and not run.log_too_large:
         lines = run.step_output.strip().splitlines()
         # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
         said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
@@ -190,6 +265,10 @@ def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
                              "format for all figures so arXiv picks a route that reads it", e.file, e.line,
                              route=run.route, subject=name))
     return out
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.3g} MB" if n >= 2**20 else f"{n} bytes"
 
 
 def _few(items: list[str], n: int = 5) -> str:

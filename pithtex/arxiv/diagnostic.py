@@ -18,6 +18,7 @@ class Diagnostic:
     line: int | None = None
     route: str | None = None
     subject: str | None = None  # the file the finding is about, as TeX would name it
+    main: str | None = None  # the top-level file whose compile found it (when there are several)
 
     @property
     def where(self) -> str:

@@ -2,7 +2,8 @@
 
 The first line is the verdict. Then one line per route, one line of pith facts, and the
 problems, errors first, each with where it is and how to fix it. A problem seen the same
-way on several routes is shown once with the routes named.
+way on several routes is shown once with the routes named. An upload with several
+top-level files gets that block once per file, in arXiv's order, each with its verdict.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 from .diagnostic import ERROR, Diagnostic
 
 if TYPE_CHECKING:
-    from .check import Result
+    from .check import Check, Result
 
 # Ten seconds of reading: errors come first, and the rest is one --json away.
 MAX_SHOWN = 8
@@ -21,83 +22,129 @@ MAX_SHOWN = 8
 def route_ok(result: Result, route: str) -> bool:
     """The route made a PDF without TeX errors, and nothing route-specific failed."""
     run = next(r for r in result.runs if r.route == route)
-    clean = run.pdf is not None and not run.log.errors and not run.timed_out
+    clean = run.pdf is not None and not run.log.errors and not run.timed_out and not run.log_too_large
     return clean and not any(d.severity == ERROR and d.route == route for d in result.diagnostics)
 
 
-def as_dict(result: Result) -> dict:
-    up = result.upload
-    errors = [d for d in result.diagnostics if d.severity == ERROR]
+def as_dict(check: Check) -> dict:
+    up, primary = check.upload, check.primary
+    diagnostics = check.diagnostics
+    errors = [d for d in diagnostics if d.severity == ERROR]
+    several = len(check.papers) > 1
     return {
-        "ok": result.ok,
-        "verdict": verdict(result),
+        "ok": check.ok,
+        "verdict": verdict(check),
         "path": up.source,
-        "main": up.main,
-        "engine": result.engine,
-        "auto_route": result.auto_route,
+        "main": primary.upload.main,
+        "mains": up.mains,
+        "mains_from": up.mains_from,
+        "other_mains": up.other_mains,
+        "files": [{"main": p.upload.main, "ok": p.ok, "verdict": _paper_verdict(p),
+                   "uses_pith": p.facts.uses_pith} for p in check.papers],
+        "engine": check.engine,
+        "auto_route": primary.auto_route,
         "compiler_from_00README": up.compiler,
-        "routes": [_route_dict(result, run) for run in result.runs],
-        "pith": {"uses_pith": result.facts.uses_pith, "number": result.facts.number, "sty": result.facts.sty},
-        "counts": {"errors": len(errors), "warnings": len(result.diagnostics) - len(errors)},
-        "diagnostics": [d.as_dict() for d in result.diagnostics],
+        "routes": [_route_dict(p, run, several) for p in check.papers for run in p.runs],
+        "pith": {"uses_pith": primary.facts.uses_pith, "number": primary.facts.number, "sty": primary.facts.sty},
+        "counts": {"errors": len(errors), "warnings": len(diagnostics) - len(errors)},
+        "diagnostics": [d.as_dict() for d in diagnostics],
     }
 
 
-def _route_dict(result: Result, run) -> dict:
+def _route_dict(result: Result, run, several: bool) -> dict:
     log = run.log
-    return {
+    out = {"main": result.upload.main} if several else {}
+    out.update({
         "route": run.route, "ok": route_ok(result, run.route), "pdf": run.pdf is not None,
-        "runs": run.runs, "shared_first_pass": run.seeded, "seconds": round(run.seconds, 2), "timed_out": run.timed_out,
+        "runs": run.runs, "shared_first_pass": run.seeded, "seconds": round(run.seconds, 2),
+        "timed_out": run.timed_out, "log_too_large": run.log_too_large,
         "errors": len(log.errors), "undefined_references": log.undefined_references,
         "undefined_citations": log.undefined_citations, "missing_characters": len(log.missing_characters),
         "overfull_boxes": log.overfull_boxes, "underfull_boxes": log.underfull_boxes,
         "pith": result.route_facts.get(run.route),
-    }
+    })
+    return out
 
 
-def verdict(result: Result) -> str:
-    errors = sum(d.severity == ERROR for d in result.diagnostics)
+def verdict(check: Check) -> str:
+    diagnostics = check.diagnostics
+    if check.ok:
+        routes = ", ".join(r.route for r in check.primary.runs)
+        pith = [p for p in check.papers if p.facts.uses_pith]
+        tail = ""
+        if pith and all(_intact(p) for p in pith):
+            tail = "; pith badge and metadata intact" + (f" in {', '.join(p.upload.main for p in pith)}"
+                                                          if len(check.papers) > 1 else "")
+        each = "each " if len(check.papers) > 1 else ""
+        return f"{each}arXiv-safe on {routes}{tail}"
+    return _failure(diagnostics)
+
+
+def _paper_verdict(result: Result) -> str:
     if result.ok:
-        f = result.facts
-        intact = f.uses_pith and f.number and f.metadata and f.badge != "none"
-        tail = "; pith badge and metadata intact" if intact else ""
-        return f"arXiv-safe on {', '.join(r.route for r in result.runs)}{tail}"
-    metadata_only = all(d.rule.startswith(("pdf-", "pith-number-")) for d in result.diagnostics
-                        if d.severity == ERROR)
+        return f"arXiv-safe on {', '.join(r.route for r in result.runs)}" + (
+            "; pith badge and metadata intact" if _intact(result) else "")
+    return _failure(result.diagnostics)
+
+
+def _intact(result: Result) -> bool:
+    f = result.facts
+    return bool(f.uses_pith and f.number and f.metadata and f.badge != "none")
+
+
+def _failure(diagnostics: list[Diagnostic]) -> str:
+    errors = sum(d.severity == ERROR for d in diagnostics)
+    metadata_only = all(d.rule.startswith(("pdf-", "pith-number-")) for d in diagnostics if d.severity == ERROR)
     what = "loses pith metadata" if metadata_only else "would fail on arXiv"
     return f"{what} ({errors} error{'s' if errors != 1 else ''})"
 
 
-def human(result: Result) -> str:
-    up = result.upload
-    head = "OK  " if result.ok else "FAIL"
-    lines = [f"{head} {up.source} ({up.main}): {verdict(result)}"]
-    for run in result.runs:
-        mark = "ok  " if route_ok(result, run.route) else "FAIL"
-        log = run.log
-        notes = [f"{log.overfull_boxes} overfull"] if log.overfull_boxes else []
-        if (log.undefined_references or log.undefined_citations) and not log.errors:
-            notes.append(f"{len(log.undefined_references) + len(log.undefined_citations)} undefined refs/cites")
-        auto = " (arXiv's choice)" if run.route == result.auto_route and result.engine in ("auto", "all") else ""
-        runs = f"{run.runs}+1 run(s)" if run.seeded else f"{run.runs} run(s)"
-        lines.append(f"  {run.route:<9} {mark} {runs:<10} {run.seconds:5.1f}s{auto}"
-                     + (f"  [{', '.join(notes)}]" if notes else ""))
-    lines.append("  " + _pith_line(result))
-    grouped = _grouped(result.diagnostics)
+def human(check: Check) -> str:
+    up = check.upload
+    head = "OK  " if check.ok else "FAIL"
+    several = len(check.papers) > 1
+    which = f"{len(check.papers)} top-level files, in arXiv's order: {', '.join(up.mains)}" if several else up.mains[0]
+    if up.other_mains:
+        which += f"; not checked: {', '.join(up.other_mains)}"
+    lines = [f"{head} {up.source} ({which}): {verdict(check)}"]
+    indent = "    " if several else "  "
+    for paper in check.papers:
+        if several:
+            mark = "ok  " if paper.ok else "FAIL"
+            lines.append(f"  {paper.upload.main}: {mark} {_paper_verdict(paper)}")
+        lines += [indent + line for line in _route_lines(check, paper)]
+        lines.append(indent + _pith_line(paper, several))
+    grouped = _grouped(check.diagnostics)
     for d, routes in grouped[:MAX_SHOWN]:
         where = f"{d.where}  " if d.where else ""
-        on = f" [{', '.join(routes)}]" if routes and len(result.runs) > 1 else ""
-        lines.append(f"  {d.severity:<7} {where}{d.rule}: {d.message}{on}")
+        on = f" [{', '.join(routes)}]" if routes and len(check.primary.runs) > 1 else ""
+        compiling = f" (compiling {d.main})" if d.main and d.main != d.file else ""
+        lines.append(f"  {d.severity:<7} {where}{d.rule}: {d.message}{on}{compiling}")
         lines.append(f"          fix: {d.fix}")
     if len(grouped) > MAX_SHOWN:
         lines.append(f"  … and {len(grouped) - MAX_SHOWN} more (--json lists every one)")
     return "\n".join(lines)
 
 
-def _pith_line(result: Result) -> str:
+def _route_lines(check: Check, result: Result) -> list[str]:
+    lines = []
+    for run in result.runs:
+        mark = "ok  " if route_ok(result, run.route) else "FAIL"
+        log = run.log
+        notes = [f"{log.overfull_boxes} overfull"] if log.overfull_boxes else []
+        if (log.undefined_references or log.undefined_citations) and not log.errors:
+            notes.append(f"{len(log.undefined_references) + len(log.undefined_citations)} undefined refs/cites")
+        auto = " (arXiv's choice)" if run.route == result.auto_route and check.engine in ("auto", "all") else ""
+        runs = f"{run.runs}+1 run(s)" if run.seeded else f"{run.runs} run(s)"
+        lines.append(f"{run.route:<9} {mark} {runs:<10} {run.seconds:5.1f}s{auto}"
+                     + (f"  [{', '.join(notes)}]" if notes else ""))
+    return lines
+
+
+def _pith_line(result: Result, several: bool = False) -> str:
     f = result.facts
     if not f.uses_pith:
-        return "pith: not used by this paper"
+        return "pith: not used by this file" if several else "pith: not used by this paper"
     head = f"pith:{f.number[:8]}…" if f.number else "no valid \\pithnumber"
     sty = f.sty or {}
     state = "current" if sty.get("version") == sty.get("ours") else f"ours is {sty.get('ours')}"
@@ -118,7 +165,7 @@ def _grouped(diags: list[Diagnostic]) -> list[tuple[Diagnostic, list[str]]]:
     groups: dict[tuple, tuple[Diagnostic, list[str]]] = {}
     for d in diags:
         msg = d.message.split(": ", 1)[1] if d.route and d.message.startswith(d.route + ": ") else d.message
-        key = (d.severity, d.rule, d.file, d.line, msg.replace(d.route or "\0", "ROUTE"))
+        key = (d.severity, d.rule, d.file, d.line, d.main, msg.replace(d.route or "\0", "ROUTE"))
         if key in groups:
             groups[key][1].append(d.route)
         else:

@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from .. import sty
 from ..errors import InvalidNumber
 from ..number import PithNumber
-from . import pithsty, texlive
+from . import texlive
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
 from .upload import Upload
@@ -266,22 +267,24 @@ def rule_pith(upload: Upload, src: Sources, files: set[str], facts: Facts) -> li
         return []
     out = []
     ref = uses[0]
-    ours = pithsty.our_stamp()
-    facts.sty = {"uploaded": "pith.sty" in files, "version": None, "ours": pithsty.show(ours)}
+    ours = sty.current()
+    facts.sty = {"uploaded": "pith.sty" in files, "version": None, "ours": str(ours)}
     if "pith.sty" not in files:
         elsewhere = [f for f in files if PurePosixPath(f).name.lower() == "pith.sty"]
         where = f" (only {elsewhere[0]} is)" if elsewhere else ""
         out.append(error("pith-sty-missing", f"the paper loads pith but pith.sty is not at the top level of "
                          f"the upload{where}: arXiv's TeX Live does not have it",
-                         "copy pith.sty next to the main file (pithtex bundle does this for you)",
+                         "run `pithtex sty` in the paper's folder to put the current pith.sty there "
+                         "(pithtex bundle adds it to the archive for you)",
                          ref.file, ref.line, subject="pith.sty"))
     else:
-        theirs = pithsty.provides((upload.root / "pith.sty").read_text("utf-8", errors="replace"))
-        facts.sty["version"] = pithsty.show(theirs)
+        theirs = sty.declared((upload.root / "pith.sty").read_text("utf-8", errors="replace"))
+        facts.sty["version"] = str(theirs) if theirs else "unknown"
         if theirs is None or theirs < ours:
-            out.append(warning("pith-sty-old", f"the uploaded pith.sty is {pithsty.show(theirs)}, older than "
-                               f"ours ({pithsty.show(ours)})",
-                               "replace it with the current pith.sty (pithtex bundle does this)", "pith.sty"))
+            out.append(warning("pith-sty-old", f"the uploaded pith.sty is {theirs or 'of unknown version'}, older "
+                               f"than ours ({ours})",
+                               "replace it: `pithtex sty --force` in the paper's folder (pithtex bundle does this)",
+                               "pith.sty"))
     out += _rule_number(src, ref, facts)
     out += _rule_options(src, ref, facts)
     return out

@@ -2,9 +2,12 @@
 
 Routes: `pdflatex`; `latex` -> dvips -> ps2pdf; `xelatex`. Each route copies the upload
 (without build products) into its own temporary folder, so routes can run in parallel
-without sharing .aux files. TeX runs repeat until references settle (at most MAX_RUNS),
-each under a time limit; the process group is killed when the limit passes.
-`check.analyse` runs the routes in parallel threads (the work is in TeX processes).
+without sharing .aux files. TeX runs repeat until references settle (at most MAX_RUNS).
+Every run is bounded (`Limits`): a time limit, and a cap on what it writes to the terminal
+and to its .log (a looping \\message fills a disk otherwise); past either, its process
+group is killed. Output goes to an unlinked temporary file, never into this process's
+memory, so pithtex stays small whatever TeX prints. `check.analyse` runs the routes in
+parallel threads (the work is in TeX processes).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,12 +36,40 @@ ROUTES = ("pdflatex", "latex", "xelatex")
 CRITICAL_ROUTE = "xelatex"
 MAX_RUNS = 4
 DEFAULT_TIMEOUT = 120.0
+# What one run may write to the terminal, and to its .log, before it is stopped
+# (`log-too-large`). Real papers write well under 5 MB; a macro loop writes this in seconds.
+LOG_CAP = 50 * 1024 * 1024
+# Logs are read back for errors and warnings; past this size only the head and the tail
+# are read, so reading a log never costs more memory than this.
+LOG_READ_LIMIT = 8 * 1024 * 1024
+POLL_SECONDS = 0.1  # how often a running step's output size and time are looked at
+TAIL_CHARS = 2000
 # The first run only writes the .aux (no PDF): most papers need a second run for their
 # references anyway, and skipping the PDF writer once saves CPU when routes share cores.
 DRAFT_FLAG = {"pdflatex": "-draftmode", "xelatex": "-no-pdf"}
 # What a first pass leaves for the next run to read.
 SEED_SUFFIXES = (".aux", ".toc", ".lof", ".lot", ".out", ".nav", ".snm", ".loa", ".thm")
 TEX_FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-file-line-error", "-recorder"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What bounds every step of one check: TeX's private per-user trees (texlive.private_trees),
+    the time limit per step, and the output cap per step."""
+
+    trees: Path
+    timeout: float = DEFAULT_TIMEOUT
+    log_cap: int = LOG_CAP
+
+
+@dataclass
+class Step:
+    """How one program run ended: its exit code (None when it was stopped), why it was
+    stopped ("timeout", "log-too-large", "interrupted"), and the tail of its output."""
+
+    code: int | None
+    tail: str
+    stopped: str | None = None
 
 
 @dataclass
@@ -51,6 +83,7 @@ class RouteRun:
     runs: int = 0
     seconds: float = 0.0
     timed_out: bool = False
+    log_too_large: bool = False
     failed_step: str | None = None
     step_output: str = ""
     fls: Path | None = None
@@ -67,7 +100,7 @@ def choose_route(upload: Upload, figures: list[str]) -> str:
     return "latex"
 
 
-def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DEFAULT_TIMEOUT,
+def compile_route(upload: Upload, route: str, workdir: Path, limits: Limits,
                   nice: int = 0, seed: dict[str, bytes] | None = None) -> RouteRun:
     """One route in its own folder.
 
@@ -84,12 +117,12 @@ def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DE
     run = RouteRun(route=route, workdir=workdir, nice=nice)
     engine = "pdflatex" if route == "pdflatex" else route
     run.seeded = bool(seed)
-    _tex_runs(run, engine, upload, timeout, seeded=run.seeded)
-    if seed and (run.log.errors or run.timed_out):
+    _tex_runs(run, engine, upload, limits, seeded=run.seeded)
+    if seed and (run.log.errors or run.timed_out or run.log_too_large) and not _STOPPING.is_set():
         shutil.rmtree(workdir)
-        return compile_route(upload, route, workdir, timeout, nice)
-    if route == "latex" and not run.timed_out:
-        _dvips_ps2pdf(run, upload, timeout)
+        return compile_route(upload, route, workdir, limits, nice)
+    if route == "latex" and not (run.timed_out or run.log_too_large):
+        _dvips_ps2pdf(run, upload, limits)
     elif (workdir / f"{upload.jobname}.pdf").is_file():
         run.pdf = workdir / f"{upload.jobname}.pdf"
     fls = workdir / f"{upload.jobname}.fls"
@@ -98,21 +131,17 @@ def compile_route(upload: Upload, route: str, workdir: Path, timeout: float = DE
     return run
 
 
-def first_pass(upload: Upload, workdir: Path, timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes] | None:
+def first_pass(upload: Upload, workdir: Path, limits: Limits) -> dict[str, bytes] | None:
     """One latex (DVI) run; the auxiliary files it wrote, or None after an error.
 
     Used when several routes compile the same paper: each starts from these files instead
     of paying its own first run.
     """
     copy_upload(upload, workdir)
-    run = RouteRun(route="seed", workdir=workdir)
     # DVI mode: the cheapest pass, and hyperref's DVI drivers write the page-label entries
     # that the dvips and xdvipdfmx routes would otherwise need a second run for.
-    code, output = _call(["latex", *TEX_FLAGS, upload.main], workdir, timeout)
-    logfile = workdir / f"{upload.jobname}.log"
-    text = logfile.read_text("utf-8", errors="replace") if logfile.is_file() else output
-    run.log = parse_log(text, upload.main, str(workdir))
-    if code is None or run.log.errors:
+    step = _call(["latex", *TEX_FLAGS, upload.main], workdir, limits, watch=workdir / f"{upload.jobname}.log")
+    if step.code is None or parse_log(read_log(workdir, upload, step), upload.main, str(workdir)).errors:
         return None
     uploaded = set(upload.files)
     return {p.relative_to(workdir).as_posix(): p.read_bytes() for p in workdir.rglob("*")
@@ -120,31 +149,57 @@ def first_pass(upload: Upload, workdir: Path, timeout: float = DEFAULT_TIMEOUT) 
 
 
 def copy_upload(upload: Upload, workdir: Path) -> None:
-    """A fresh copy of the upload's files, without build products (stale .aux/.pdf)."""
+    """A fresh copy of the upload's files, without build products (stale .aux/.pdf).
+
+    The folder above `workdir` must exist: a copy that starts after an interrupted check
+    removed its scratch folder must not create that folder again.
+    """
+    if _STOPPING.is_set():
+        raise KeyboardInterrupt
+    workdir.mkdir(parents=False, exist_ok=True)
     skip = set(upload.build_products)
     for rel in upload.files:
         if rel in skip:
             continue
+        if _STOPPING.is_set():
+            raise KeyboardInterrupt
         dest = workdir / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        for folder in reversed(dest.relative_to(workdir).parents[:-1]):  # below workdir only
+            (workdir / folder).mkdir(exist_ok=True)
         shutil.copyfile(upload.root / rel, dest)
-    workdir.mkdir(parents=True, exist_ok=True)
 
 
-def _tex_runs(run: RouteRun, engine: str, upload: Upload, timeout: float, seeded: bool = False) -> None:
+def read_log(workdir: Path, upload: Upload, step: Step) -> str:
+    """The run's .log (head and tail only past LOG_READ_LIMIT), else what it printed."""
+    logfile = workdir / f"{upload.jobname}.log"
+    if not logfile.is_file():
+        return step.tail
+    with logfile.open("rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size <= LOG_READ_LIMIT:
+            data = f.read()
+        else:
+            half = LOG_READ_LIMIT // 2
+            head = f.read(half)
+            f.seek(size - half)
+            data = head + b"\n[... log cut ...]\n" + f.read(half)
+    return data.decode("utf-8", errors="replace")
+
+
+def _tex_runs(run: RouteRun, engine: str, upload: Upload, limits: Limits, seeded: bool = False) -> None:
     aux = run.workdir / f"{upload.jobname}.aux"
-    logfile = run.workdir / f"{upload.jobname}.log"
     previous = hashlib.sha256(aux.read_bytes()).hexdigest() if seeded and aux.is_file() else None
     for i in range(MAX_RUNS):
         run.runs += 1
         draft = [DRAFT_FLAG[engine]] if i == 0 and engine in DRAFT_FLAG and not seeded else []
-        code, output = _call([engine, *TEX_FLAGS, *draft, upload.main], run.workdir, timeout, run.nice)
-        if code is None:
-            run.timed_out = True
-            run.step_output = output
+        step = _call([engine, *TEX_FLAGS, *draft, upload.main], run.workdir, limits, run.nice,
+                     watch=run.workdir / f"{upload.jobname}.log")
+        if step.code is None:
+            run.timed_out = step.stopped != "log-too-large"
+            run.log_too_large = step.stopped == "log-too-large"
+            run.step_output = step.tail
             break
-        text = logfile.read_text("utf-8", errors="replace") if logfile.is_file() else output
-        run.log = parse_log(text, upload.main, str(run.workdir))
+        run.log = parse_log(read_log(run.workdir, upload, step), upload.main, str(run.workdir))
         digest = hashlib.sha256(aux.read_bytes()).hexdigest() if aux.is_file() else None
         unsettled = run.log.undefined_references or run.log.undefined_citations
         if run.log.errors or not (draft or run.log.rerun or (unsettled and digest != previous)):
@@ -152,66 +207,136 @@ def _tex_runs(run: RouteRun, engine: str, upload: Upload, timeout: float, seeded
         previous = digest
 
 
-def _dvips_ps2pdf(run: RouteRun, upload: Upload, timeout: float) -> None:
+def _dvips_ps2pdf(run: RouteRun, upload: Upload, limits: Limits) -> None:
     job = upload.jobname
     if not (run.workdir / f"{job}.dvi").is_file():
         return
-    code, out = _call(["dvips", "-R2", "-q", "-o", f"{job}.ps", f"{job}.dvi"], run.workdir, timeout, run.nice)
-    if code != 0:
-        run.failed_step, run.step_output, run.timed_out = "dvips", out, code is None
-        return
-    code, out = _call(["ps2pdf", "-dSAFER", f"{job}.ps", f"{job}.pdf"], run.workdir, timeout, run.nice)
-    if code != 0 or not (run.workdir / f"{job}.pdf").is_file():
-        run.failed_step, run.step_output, run.timed_out = "ps2pdf", out, code is None
-        return
+    for name, cmd in (("dvips", ["dvips", "-R2", "-q", "-o", f"{job}.ps", f"{job}.dvi"]),
+                      ("ps2pdf", ["ps2pdf", "-dSAFER", f"{job}.ps", f"{job}.pdf"])):
+        step = _call(cmd, run.workdir, limits, run.nice)
+        if step.code != 0 or (name == "ps2pdf" and not (run.workdir / f"{job}.pdf").is_file()):
+            run.failed_step, run.step_output = name, step.tail
+            run.timed_out = step.stopped == "timeout"
+            run.log_too_large = step.stopped == "log-too-large"
+            return
     run.pdf = run.workdir / f"{job}.pdf"
 
 
-# TeX runs in their own process groups (so a time limit can kill all of a run), which
-# also keeps Ctrl-C from reaching them: `stop_all` does that job for an interrupted check.
+# Every step runs in its own process group (so a limit can kill all of a run), which also
+# keeps Ctrl-C from reaching it: `stop_all` does that job for an interrupted check.
 _LIVE: set[subprocess.Popen] = set()
 _LIVE_LOCK = threading.Lock()
 _STOPPING = threading.Event()
 
 
 def stop_all() -> None:
-    """Kill every running TeX process group of this process and start no more (after Ctrl-C)."""
-    _STOPPING.set()
-    with _LIVE_LOCK:
+    """Kill every running process group of this check and start no more (after Ctrl-C)."""
+    with _LIVE_LOCK:  # the same lock as the start of a step: none can start unseen
+        _STOPPING.set()
         for proc in _LIVE:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _call(cmd: list[str], cwd: Path, timeout: float, nice: int = 0) -> tuple[int | None, str]:
-    """Run cmd in its own process group; (None, output) when the time limit passed."""
-    if _STOPPING.is_set():
-        return None, "stopped"
-    env = tex_env(cwd)
+def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path | None = None) -> Step:
+    """Run cmd in its own process group, output to an unlinked file, bounded by `limits`.
+
+    `watch` is a file the program writes besides its output (TeX's .log), held to the same cap.
+    """
+    env = tex_env(cwd, limits.trees)
     if nice > 0 and shutil.which("nice"):
         cmd = ["nice", "-n", str(nice), *cmd]
+    with tempfile.TemporaryFile(prefix="pithtex-out-") as out:
+        with _LIVE_LOCK:
+            if _STOPPING.is_set():
+                return Step(None, "stopped", "interrupted")
+            try:
+                proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+            except OSError as exc:
+                return Step(127, f"{cmd[0]}: {exc.strerror}")
+            _LIVE.add(proc)
+        try:
+            stopped = _watch(proc, out, watch, limits)
+        except BaseException:  # Ctrl-C in this thread: the run is in its own group, so end it here
+            _kill(proc)
+            raise
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
+        if stopped is None and _STOPPING.is_set():
+            stopped = "interrupted"
+        return Step(None if stopped else proc.returncode, _tail(out), stopped)
+
+
+def _watch(proc: subprocess.Popen, out, watch: Path | None, limits: Limits) -> str | None:
+    """Wait for proc; kill its group and say why when it passes the time limit or the cap."""
+    deadline = time.monotonic() + limits.timeout
+    while True:
+        try:
+            proc.wait(timeout=POLL_SECONDS)
+            return None
+        except subprocess.TimeoutExpired:
+            pass
+        if max(os.fstat(out.fileno()).st_size, _size(watch)) > limits.log_cap:
+            _kill(proc)
+            return "log-too-large"
+        if time.monotonic() > deadline:
+            _kill(proc)
+            return "timeout"
+
+
+def _size(path: Path | None) -> int:
     try:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-    except OSError as exc:
-        return 127, f"{cmd[0]}: {exc.strerror}"
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+        return path.stat().st_size if path else 0
+    except OSError:  # not written yet
+        return 0
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return None, out.decode("utf-8", "replace")[-2000:]
-    except BaseException:  # Ctrl-C in this thread: the run is in its own group, so end it here
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _tail(out) -> str:
+    """The last TAIL_CHARS characters of the output file (read from its end, never all of it)."""
+    size = os.fstat(out.fileno()).st_size
+    out.seek(max(0, size - 4 * TAIL_CHARS))
+    return out.read().decode("utf-8", "replace")[-TAIL_CHARS:]
+
+
+@contextlib.contextmanager
+def scratch() -> Iterator[Path]:
+    """The check's private scratch folder (mode 0700), removed on every way out.
+
+    After Ctrl-C the TeX runs are stopped first, so nothing writes into the folder while it
+    goes; a second Ctrl-C during the removal takes effect once the folder is gone.
+    """
+    _STOPPING.clear()  # a new check in this process (a library caller after an interrupt)
+    tmp = Path(tempfile.mkdtemp(prefix="pithtex-check-"))
+    try:
+        yield tmp
+    except BaseException:
+        stop_all()
         raise
     finally:
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
-    return proc.returncode, out.decode("utf-8", "replace")[-2000:]
+        with sigint_deferred():
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
-def scratch() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="pithtex-check-")
+@contextlib.contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Ctrl-C during the block is remembered and acted on when the block ends (main thread only:
+    only there can Python change signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    seen: list[int] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if seen and callable(old):
+            old(signal.SIGINT, None)

@@ -1,8 +1,17 @@
 """An upload as arXiv receives it: a folder, one .tex file, or a .tar.gz/.zip archive.
 
 `open_upload` turns any of these into an `Upload`: a folder on disk, the list of files in
-it, and the main file chosen the way arXiv chooses it (`00README.json` `toplevel`, else
-the top-level .tex files that carry `\\documentclass`). Archives are unpacked into a
+it, and its top-level files, found the way arXiv finds them:
+
+- `00README.json` `sources` that are `usage: toplevel` (or carry nothing but a
+  `filename`), in the order listed; arXiv compiles each with the one compiler and joins
+  the PDFs in that order. Sources marked `usage: ignore` are removed, as arXiv does.
+- otherwise every top-level `.tex` file with `\\documentclass` (or `\\documentstyle`), in
+  alphanumeric order, which is the order arXiv assembles their PDFs in.
+- a main file named by the user (a `.tex` path, or `--main`) replaces both; the other
+  top-level files arXiv would also compile are remembered in `other_mains`.
+
+Archives are unpacked into a
 temporary folder with the checks arXiv's own unpacker would make necessary here: no
 absolute or `..` member names, no links or devices, and limits on size and count so a
 hostile archive cannot fill the disk.
@@ -16,7 +25,7 @@ import shutil
 import tarfile
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ..errors import PithError
@@ -44,14 +53,21 @@ class Upload:
     source: str
     compiler: str | None = None
     readme: dict | None = None
-    mains: list[str] = field(default_factory=list)
+    mains: list[str] = field(default_factory=list)  # every top-level file, in arXiv's order
+    mains_from: str = "documentclass"  # or "00README.json", "command line"
+    other_mains: list[str] = field(default_factory=list)  # top-level files arXiv compiles besides those named
     build_products: list[str] = field(default_factory=list)
+    archive: bool = False
     _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
 
     @property
     def is_archive(self) -> bool:
         """An archive is the upload as decided; a folder is a working folder (litter expected)."""
-        return self._tmp is not None
+        return self.archive
+
+    def for_main(self, main: str) -> Upload:
+        """The same upload seen from one of its top-level files (never owns the temporary folder)."""
+        return replace(self, main=main, _tmp=None)
 
     @property
     def jobname(self) -> str:
@@ -69,25 +85,30 @@ class Upload:
         self.close()
 
 
-def open_upload(path: str | Path) -> Upload:
-    """Read PATH (folder, .tex, or archive) as an upload; PithError (exit 2) when unusable."""
+def open_upload(path: str | Path, mains: list[str] | None = None) -> Upload:
+    """Read PATH (folder, .tex, or archive) as an upload; PithError (exit 2) when unusable.
+
+    `mains` names the top-level files to use (relative to the upload), as `--main` does.
+    """
     p = Path(path)
     if not p.exists():
         raise PithError(f"{path}: no such file or folder")
     if p.is_dir():
-        return _from_folder(p, str(path), main=None)
+        return _from_folder(p, str(path), chosen=mains)
     name = p.name.lower()
     if name.endswith(".tex"):
-        return _from_folder(p.parent, str(path), main=p.name)
+        if mains:
+            raise PithError(f"{path}: give either a .tex file or --main, not both")
+        return _from_folder(p.parent, str(path), chosen=[p.name])
     if name.endswith(ARCHIVE_SUFFIXES):
         tmp = tempfile.TemporaryDirectory(prefix="pithtex-upload-")
         try:
             unpack(p, Path(tmp.name))
-            upload = _from_folder(Path(tmp.name), str(path), main=None)
+            upload = _from_folder(Path(tmp.name), str(path), chosen=mains)
         except BaseException:
             tmp.cleanup()
             raise
-        upload._tmp = tmp
+        upload._tmp, upload.archive = tmp, True
         return upload
     raise PithError(f"{path}: not a paper (give a .tex file, a folder, or a .tar.gz/.zip upload)")
 
@@ -185,33 +206,43 @@ def list_files(root: Path) -> list[str]:
 MAX_FILES_IN_FOLDER = 20000
 
 
-def _from_folder(root: Path, source: str, main: str | None) -> Upload:
-    files = list_files(root)
+def _from_folder(root: Path, source: str, chosen: list[str] | None) -> Upload:
     readme = _read_readme(root, source)
+    ignored = _readme_sources(readme, "ignore")
+    files = [f for f in list_files(root) if f not in ignored]
     compiler = _readme_compiler(readme, source)
-    mains = _main_candidates(root, files, readme)
-    if main is not None:
-        if not _DOCCLASS.search(_read_text(root / main)):
-            raise PithError(f"{source}: not a LaTeX main file (no \\documentclass)")
-        mains = [main]  # the user named it: no guessing, no "several main files"
-    elif not mains:
+    listed = _readme_sources(readme, "toplevel")
+    mains, mains_from, others = listed, "00README.json", []
+    missing = [f for f in listed if f not in files]
+    if missing:
+        raise PithError(f"{source}: 00README.json names {missing[0]} as a top-level file, but the upload "
+                        "has no such file")
+    if not mains:
+        mains, mains_from = _documentclass_files(root, files), "documentclass"
+    if chosen:
+        for name in chosen:
+            if name not in files:
+                raise PithError(f"{source}: no file {name} in the upload")
+            if not _DOCCLASS.search(_read_text(root / name)):
+                raise PithError(f"{source}: {name} is not a LaTeX main file (no \\documentclass)")
+        others = [m for m in mains if m not in chosen]
+        mains, mains_from = list(dict.fromkeys(chosen)), "command line"
+    if not mains:
         nested = [f for f in files
                   if "/" in f and f.lower().endswith(".tex") and _DOCCLASS.search(_read_text(root / f))]
         if nested:
             raise PithError(f"{source}: the main file {nested[0]} is in a subfolder; arXiv looks for it at the "
                             "top level of the upload (archive the folder's contents, not the folder)")
         raise PithError(f"{source}: not a paper (no top-level .tex file with \\documentclass)")
-    else:
-        main = _pick_main(mains)
-    jobname = PurePosixPath(main).stem
-    build = [f for f in files if _is_build_product(f, jobname)]
-    return Upload(root=root, main=main, files=files, source=source, compiler=compiler,
-                  readme=readme, mains=mains, build_products=build)
+    jobnames = {PurePosixPath(m).stem for m in mains}
+    build = [f for f in files if _is_build_product(f, jobnames)]
+    return Upload(root=root, main=_pick_main(mains), files=files, source=source, compiler=compiler,
+                  readme=readme, mains=mains, mains_from=mains_from, other_mains=others, build_products=build)
 
 
-def _is_build_product(rel: str, jobname: str) -> bool:
+def _is_build_product(rel: str, jobnames: set[str]) -> bool:
     low = rel.lower()
-    return low.endswith(BUILD_SUFFIXES) or rel == f"{jobname}.pdf" or rel == f"{jobname}.ps"
+    return low.endswith(BUILD_SUFFIXES) or any(rel in (f"{j}.pdf", f"{j}.ps") for j in jobnames)
 
 
 def _read_text(path: Path) -> str:
@@ -247,14 +278,23 @@ def _readme_compiler(readme: dict | None, source: str) -> str | None:
     return route
 
 
-def _main_candidates(root: Path, files: list[str], readme: dict | None) -> list[str]:
-    """Top-level sources as arXiv picks them: 00README.json toplevel first, else \\documentclass."""
-    listed = [s.get("filename") for s in (readme or {}).get("sources", []) or []
-              if isinstance(s, dict) and s.get("usage") == "toplevel"]
-    listed = [f for f in listed if isinstance(f, str) and f in files]
-    if listed:
-        return listed
-    tops = [f for f in files if "/" not in f and f.lower().endswith(".tex")]
+def _readme_sources(readme: dict | None, usage: str) -> list[str]:
+    """00README.json `sources` of one usage, in the order listed. An entry with nothing but a
+    `filename` is a top-level file (arXiv's format allows leaving `usage: toplevel` out)."""
+    sources = (readme or {}).get("sources") or []
+    found = []
+    for s in sources if isinstance(sources, list) else []:
+        if not isinstance(s, dict) or not isinstance(s.get("filename"), str):
+            continue
+        given = s.get("usage", "toplevel" if set(s) == {"filename"} else None)
+        if given == usage:
+            found.append(PurePosixPath(s["filename"]).as_posix())
+    return list(dict.fromkeys(found))
+
+
+def _documentclass_files(root: Path, files: list[str]) -> list[str]:
+    """Top-level .tex files with \\documentclass, in alphanumeric (byte) order, as arXiv orders them."""
+    tops = sorted(f for f in files if "/" not in f and f.lower().endswith(".tex"))
     return [f for f in tops if _DOCCLASS.search(_read_text(root / f))]
 
 

@@ -18,7 +18,7 @@ from ..brand import VERSION
 from ..errors import PithError
 
 # Order here is the order in `pithtex --help`.
-COMMANDS = ("number", "verify", "render", "stamp", "inspect", "badge", "check", "bundle")
+COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle")
 
 EPILOG = """\
 examples:
@@ -43,13 +43,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in (only,) if only else COMMANDS:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__name__}.{name}":
-                continue  # a command not built yet
-            raise
-        module.register(subparsers)
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
 
 

@@ -12,15 +12,22 @@ examples:
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 -o pith-YBK5PTAK.svg
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --record examples/seed-record.json -o pith-YBK5PTAK.svg
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --online --theme dark -o pith-YBK5PTAK-dark.svg
+  pithtex badge --arxiv 2104.04473 --online -o pith.svg      # the number named for a paper
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format png --scale 2 -o pith@2x.png
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format qr -o pith-qr.svg     # or .png
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format md                    # html, md, rst
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed -o site/badge.html
+  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed --cdn           # the npm package from a CDN
 
-"verified" appears on an SVG/PNG badge only when a record (--record, or fetched with
---online) hashes to this number and its receipt verifies under a pinned key; the badge
-is checked once, when it is made. The embed (--format embed) writes badge.html plus
-pith-badge.js beside it: the reader's browser checks the record itself, every time.
+With a record (--record, or fetched with --online or --arxiv) an SVG/PNG badge shows the
+outcome of checking it, once, when it is made: "verified" only when the record hashes to
+this number and its receipt verifies under a pinned key; "invalid" when it verifiably
+fails (exit code 1); "unchecked" when it cannot be decided (exit code 3). Without a
+record, the badge shows no state. --arxiv ID asks the resolver which number that paper
+has (/api/pith-number/resolve?arxiv=ID) and checks that the record is of that paper.
+The embed (--format embed) writes badge.html plus pith-badge.js beside it (with --cdn: the
+npm package pith-badge from a CDN, pinned by its hash): the reader's browser checks the
+record itself, every time, and says verified, invalid or unchecked.
 Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
 
 output: without -o (or with -o -) text goes to stdout; a PNG only when stdout is not a
@@ -40,7 +47,9 @@ def register(subparsers) -> None:
         "that shows it. With a record that verifies, the badge says 'verified'.",
         epilog=EPILOG,
     )
-    p.add_argument("number", metavar="ID", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY)")
+    p.add_argument("number", metavar="ID", nargs="?", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY)")
+    p.add_argument("--arxiv", metavar="ARXIV_ID",
+                   help="instead of ID: the number the resolver names for this arXiv paper (implies --online)")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--record", metavar="FILE", help="verify this record file; 'verified' if it holds")
     source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
@@ -54,19 +63,34 @@ def register(subparsers) -> None:
     p.add_argument("--image-url", metavar="URL", help="snippets: the badge image (default pith-XXXXXXXX.svg)")
     p.add_argument("--dark-image-url", metavar="URL", help="HTML snippet: the dark-mode image")
     p.add_argument("--src", metavar="URL", help="embed: where the browser fetches the record (default: the resolver)")
+    p.add_argument("--cdn", action="store_true", help="embed: load the element from a CDN (npm package pith-badge), "
+                   "pinned by its hash; writes no script file")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout for text formats)")
 
 
 def run(args) -> int:
     from .. import badge
+    from ..errors import PithError
     from ..number import PithNumber
 
-    number = PithNumber.parse(args.number)
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
+    _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write
+    if args.arxiv:
+        number, state = _arxiv(args)
+    elif args.number:
+        number = PithNumber.parse(args.number)
+        state = _state(args, number) if args.format in ("svg", "png") else badge.BadgeState()
+    else:
+        raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID")
+    code = _run_format(args, number, state)
+    return code or state.exit_code
+
+
+def _run_format(args, number, state) -> int:
+    from .. import badge
+
     fmt = args.format
-    _check_output(args, fmt)
-    state = _state(args, number) if fmt in ("svg", "png") else badge.BadgeState()
     if fmt == "svg":
         return _emit(args, badge.svg(number, state, args.theme))
     if fmt == "png":
@@ -108,16 +132,13 @@ def _check_output(args, fmt: str) -> None:
 
 
 def _state(args, number):
-    """Verify the given or fetched record; any failure leaves the badge plain, with a note."""
-    from .. import badge
+    """Verify the given or fetched record: its state word, with a note unless 'verified'."""
+    from .. import badge, brand
     from ..errors import PithError
-    from ..trust import load_keys, pinned_keys
 
     if not args.record and not args.online and not args.offline:
         return badge.BadgeState()
-    keys = pinned_keys()
-    if args.keys:
-        keys = keys.extended(load_keys(args.keys))
+    keys = _keys(args)
     try:
         if args.record:
             from ..record import load_document
@@ -130,25 +151,56 @@ def _state(args, number):
     except PithError as exc:
         if args.record and not Path(args.record).exists():
             raise
-        _note(f"the badge is not marked verified: {exc}")
-        return badge.BadgeState(False, str(exc))
-    state = badge.badge_state(number, document, keys)
-    if not state.verified:
-        _note(f"the badge is not marked verified: the record did not verify ({state.reason})")
+        _note(f"the badge says unchecked: {exc}")
+        return badge.BadgeState(brand.UNCHECKED, str(exc))
+    return _noted(badge.badge_state(number, document, keys))
+
+
+def _arxiv(args):
+    """Resolve --arxiv, check the record like `verify arXiv:ID`; (number, state)."""
+    from .. import badge
+    from ..arxivid import ArxivId
+    from ..errors import PithError
+    from ..resolver import Resolver
+    from ..verify import verify_document
+
+    if args.number or args.record:
+        raise PithError("--arxiv names the number itself: give no ID and no --record with it")
+    asked = ArxivId.parse(args.arxiv)
+    keys = _keys(args)
+    number, fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_arxiv(asked)
+    report = verify_document(fetched.document, keys, expect=number, arxiv=asked)
+    return number, _noted(badge.state_of_report(report))
+
+
+def _noted(state):
+    """Say on stderr why a checked badge is not 'verified'."""
+    if state.word and not state.verified:
+        _note(f"the badge says {state.word}: {state.reason}")
     return state
+
+
+def _keys(args):
+    from ..trust import load_keys, pinned_keys
+
+    keys = pinned_keys()
+    return keys.extended(load_keys(args.keys)) if args.keys else keys
 
 
 def _embed(args, number) -> int:
     from .. import webassets
     from ..files import write_atomic
 
-    snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme)
+    snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme,
+                                      cdn=args.cdn, base_url=args.base_url if args.cdn else None)
     if not args.output:
-        _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html")
+        if not args.cdn:
+            _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html (or use --cdn)")
         sys.stdout.write(snippet)
         return 0
     out = Path(args.output)
-    write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
+    if not args.cdn:
+        write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
     return 0
 

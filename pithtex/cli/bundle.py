@@ -8,11 +8,14 @@ EPILOG = """\
 examples:
   pithtex bundle examples/article -o article-upload.tar.gz
   pithtex bundle paper/main.tex -o upload.tar.gz --engine pdflatex
+  pithtex bundle paper/ --main paper.tex -o upload.tar.gz   # leave the rebuttal out
 
-The archive holds the files the compile actually read (from TeX's -recorder list), the
-.bbl, every figure variant the sources name, and our current pith.sty; no build
-products, no unused files, no absolute paths. The archive is then checked exactly as
-`pithtex check upload.tar.gz` would, and the verdict printed.
+The top-level files are those `pithtex check` would compile (all of them), or the one
+given as a .tex path or with --main. The archive holds the files their compiles
+actually read (from TeX's -recorder list), the .bbl, every figure variant the sources
+name, and our current pith.sty; no build products, no unused files, no absolute paths.
+The files it leaves out are listed. The archive is then checked exactly as `pithtex
+check upload.tar.gz` would, and the verdict printed.
 
 exit codes: 0 written and arXiv-safe; 1 the paper would fail on arXiv (nothing written,
 the first problem named) or, rarely, the archive's own check fails; 2 unusable input.
@@ -31,6 +34,8 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="FILE.tar.gz", help="where to write the archive")
     p.add_argument("--engine", default="auto", choices=("auto", "pdflatex", "latex", "xelatex", "all"),
                    help="route used to find the files and to check the archive (default: arXiv's choice)")
+    p.add_argument("--main", action="append", metavar="FILE",
+                   help="bundle only this top-level file (and what it uses); repeat for several")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit per TeX run")
     p.add_argument("--json", action="store_true", help="print the archive's files and the check as JSON")
 
@@ -40,16 +45,22 @@ def run(args) -> int:
     from ..arxiv.report import human
     from ..errors import PithError
     from . import emit_json
+    from .check import log_cap
 
     if not args.timeout > 0:
         raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
 
-    made = bundle(args.path, args.output, engine=args.engine, timeout=args.timeout)
+    made = bundle(args.path, args.output, engine=args.engine, timeout=args.timeout, mains=args.main,
+                  log_cap=log_cap())
     if args.json:
-        emit_json({"archive": str(made.out), "files": made.files, "route": made.route,
-                   "check": made.verdict.as_dict()})
+        emit_json({"archive": str(made.out), "files": made.files, "route": made.route, "mains": made.mains,
+                   "left_out": made.left_out, "check": made.verdict.as_dict()})
     else:
         size = made.out.stat().st_size
-        print(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}")
+        left = ""
+        if made.left_out:  # on the same line: the verdict stays the second line
+            more = f" and {len(made.left_out) - 10} more" if len(made.left_out) > 10 else ""
+            left = f"; left out (not used by {', '.join(made.mains)}): {' '.join(made.left_out[:10])}{more}"
+        print(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}")
         print(human(made.verdict))
     return 0 if made.verdict.ok else 1

@@ -9,11 +9,16 @@ examples:
   pithtex check examples/article                 # the route arXiv would choose
   pithtex check paper.tex --engine all           # pdflatex, latex->dvips->ps2pdf, xelatex in parallel
   pithtex check upload.tar.gz --json             # an archive exactly as you would upload it
+  pithtex check paper/ --main paper.tex          # only this top-level file of the folder
 
-PATH is a main .tex file, a paper folder, or a .tar.gz/.zip upload. The paper is copied
-into a fresh folder and compiled with shell escape off, no personal TeX tree and no
-BibTeX run, as on arXiv; then the PDF is read back for the Pith Number (Info, XMP) and
-the badge link on page 1.
+PATH is a main .tex file, a paper folder, or a .tar.gz/.zip upload. Every top-level file
+arXiv would compile is checked (00README.json's toplevel sources, else each top-level
+.tex file with \\documentclass, in alphanumeric order), each with its own verdict; a .tex
+PATH or --main checks only that file. Each is copied into a fresh folder and compiled
+with shell escape off, a private empty TeX home tree and no BibTeX run, as on arXiv;
+then the PDF is read back for the Pith Number (Info, XMP) and the badge link on page 1.
+A TeX run that writes more than 50 MB of log is stopped (log-too-large; PITHTEX_LOG_CAP
+sets the cap in bytes).
 
 exit codes: 0 arXiv-safe, 1 would fail on arXiv or loses pith metadata, 2 unusable input.
 """
@@ -31,9 +36,26 @@ def register(subparsers) -> None:
     p.add_argument("path", metavar="PATH", help="a .tex file, a paper folder, or a .tar.gz/.zip upload")
     p.add_argument("--engine", default="auto", choices=("auto", "pdflatex", "latex", "xelatex", "all"),
                    help="route to compile: auto (arXiv's choice, default), one route, or all in parallel")
+    p.add_argument("--main", action="append", metavar="FILE",
+                   help="check only this top-level file of the upload (repeat for several)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="time limit per TeX run (default 120)")
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
+
+
+def log_cap() -> int:
+    """The output cap per TeX run: PITHTEX_LOG_CAP (bytes) or the default (50 MB)."""
+    import os
+
+    from ..arxiv.sandbox import LOG_CAP
+    from ..errors import PithError
+
+    given = os.environ.get("PITHTEX_LOG_CAP", "").strip()
+    if not given:
+        return LOG_CAP
+    if not given.isdigit() or int(given) <= 0:
+        raise PithError(f"PITHTEX_LOG_CAP={given!r}: give a positive number of bytes")
+    return int(given)
 
 
 def run(args) -> int:
@@ -44,7 +66,7 @@ def run(args) -> int:
     if not args.timeout > 0:
         raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
 
-    result = check_path(args.path, engine=args.engine, timeout=args.timeout)
+    result = check_path(args.path, engine=args.engine, timeout=args.timeout, mains=args.main, log_cap=log_cap())
     if args.json:
         emit_json(result.as_dict())
     else:

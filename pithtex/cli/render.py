@@ -1,4 +1,4 @@
-"""`pithtex render`: write latex/pith.sty (and the examples' copies) from the templates."""
+"""`pithtex render`: write a pithtex checkout's latex/pith.sty (and web assets) from the templates."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ from . import add_command
 
 EPILOG = """\
 examples:
-  pithtex render                 write latex/pith.sty and examples/<class>/pith.sty
+  pithtex render                 in a pithtex checkout: write latex/pith.sty
   pithtex render --check         exit 1 and name the files that differ from a fresh render
-  pithtex render --root ~/paper  render under another folder (creates latex/pith.sty there)
+  pithtex render --root ~/src/pithtex   the checkout is elsewhere
   pithtex render --web site/     also render the web assets into site/
+
+A paper gets its pith.sty with `pithtex sty`, not with render.
 
 exit codes: 0 written or current, 1 stale files (--check), 2 bad input.
 """
@@ -19,13 +21,13 @@ def register(subparsers) -> None:
     p = add_command(
         subparsers,
         "render",
-        help="render latex/pith.sty (and web assets) from the templates and brand",
+        help="regenerate a pithtex checkout's latex/pith.sty (and web assets) from the templates",
         description="Render the generated files from pithtex/templates and pithtex/brand.py. "
         "latex/pith.sty is never edited by hand; --check guards the committed copy.",
         epilog=EPILOG,
     )
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any generated file is stale")
-    p.add_argument("--root", default=".", metavar="DIR", help="project folder holding latex/ (default: .)")
+    p.add_argument("--root", default=".", metavar="DIR", help="the pithtex checkout (default: .)")
     p.add_argument("--web", metavar="DIR", help="also render the web assets into DIR")
 
 
@@ -54,14 +56,8 @@ def run(args) -> int:
 
 
 def _render_web(folder) -> int:
-    """Web assets live in pithtex.webassets, which another part of the project provides."""
-    import sys
+    from ..webassets import render_web_assets
 
-    try:
-        from ..webassets import render_web_assets
-    except ImportError:
-        print("pithtex: --web: pithtex.webassets is not available in this installation", file=sys.stderr)
-        return 2
     for path in render_web_assets(folder):
         print(f"wrote {path}")
     return 0

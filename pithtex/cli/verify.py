@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..brand import STATE_OF_EXIT
 from . import add_command, emit_json
 
 EPILOG = """\
@@ -12,21 +13,26 @@ examples:
   pithtex verify record.json --title "Efficient Large-Scale Language Model Training ..."
   pithtex verify record.json --keys mirror-keys.json --json
   pithtex verify pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6 --online
+  pithtex verify arXiv:2104.04473 --online            # or arXiv:2104.04473v5, hep-th/9901001
   pithtex verify paper.pdf --online --base-url https://mirror.example.org
   pithtex verify YBK5PTAKOSCXY2WMLIIB7DMYH6 --offline     # the cached record only
 
 what "verified" means: the canonical record hashes to the number, and a pinned registry
 key signed that hash. Nothing else in a record (paper details, status, citations) is signed.
 A record fetched from the resolver (--online) is checked exactly like a file: the server
-is never trusted. The resolver is https://pith.science unless --base-url or PITH_BASE_URL
-say otherwise. PITH_TIMEOUT (seconds, default 20) bounds one whole fetch: connect, headers,
-redirects, body and retries. Only records that verify are cached, per resolver, under
-$XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex), and re-verified whenever they are read.
-A record file is verified from its own contents: --online/--offline are for IDs and PDFs.
+is never trusted. An arXiv id is resolved with /api/pith-number/resolve?arxiv=ID; the
+record must then hash to the number the resolver named and be of that paper (and of that
+version, when the id has one), or the result is invalid. The resolver is https://pith.science
+unless --base-url or PITH_BASE_URL say otherwise. PITH_TIMEOUT (seconds, default 20) bounds
+one whole fetch: connect, headers, redirects, body and retries. Only records that verify
+are cached, per resolver, under $XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex), and
+re-verified whenever they are read. A record file is verified from its own contents:
+--online/--offline are for IDs, arXiv ids and PDFs.
 
-exit codes: 0 verified, 1 something verifiably failed (tampered record, wrong number,
-bad signature), 2 unusable input, 3 cannot be decided (no receipt, unknown key, server
-unreachable or broken, offline without a cached record).
+result and exit code: verified (0); invalid (1: something verifiably failed: tampered
+record, wrong number, bad signature, another paper's record); unchecked (3: cannot be
+decided: no receipt, unknown key, server unreachable or broken, offline without a cached
+record); 2 is unusable input.
 """
 
 MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
@@ -43,13 +49,14 @@ def register(subparsers) -> None:
         epilog=EPILOG,
     )
     p.add_argument("file", metavar="ID|PDF|FILE",
-                   help="a record file (full record, bundle or bare canonical record), a Pith Number, or a PDF")
+                   help="a record file (full record, bundle or bare canonical record), a Pith Number, "
+                   "an arXiv id (arXiv:2104.04473), or a PDF")
     p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
     p.add_argument("--title", help="also check that this title hashes to the record's title_canon_sha256")
     p.add_argument("--number", metavar="ID", help="also check that the record is this Pith Number")
     network = p.add_mutually_exclusive_group()
-    network.add_argument("--online", action="store_true",
-                         help="fetch the record of a Pith Number or PDF from the resolver (the default for those)")
+    network.add_argument("--online", action="store_true", help="fetch the record of a Pith Number, arXiv id or "
+                         "PDF from the resolver (the default for those)")
     network.add_argument("--offline", action="store_true",
                          help="for a Pith Number or PDF: use only the cached record; never the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
@@ -57,9 +64,9 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from ..arxivid import ArxivId, looks_like
     from ..errors import InvalidNumber, PithError
     from ..number import PithNumber
-    from ..resolver import looks_like_arxiv_id
     from ..trust import load_keys, pinned_keys
 
     keys = pinned_keys()
@@ -67,18 +74,15 @@ def run(args) -> int:
         keys = keys.extended(load_keys(args.keys))
     target = args.file
     path = Path(target)
+    if target.strip().lower().startswith("arxiv:") or (not path.exists() and looks_like(target)):
+        return _run_arxiv(args, ArxivId.parse(target), keys)
     if path.exists() and not path.is_dir() and _is_pdf(path):
         return _run_online(args, _number_from_pdf(path), keys, source=target)
-    if not path.exists() and looks_like_arxiv_id(target):
-        raise InvalidNumber(
-            f"{target} looks like an arXiv id, not a record file, PDF or Pith Number: pass the paper's "
-            "Pith Number (pith:YYYY:BODY, shown on its pith.science page) or its pith-stamped PDF"
-        )
     if path.exists() or "/" in target or "." in target:
         if (args.online or args.offline) and path.exists():
             flag = "--online" if args.online else "--offline"
-            raise PithError(f"{flag} is for a Pith Number or a PDF; {target} is verified from its own "
-                            f"contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
+            raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {target} is verified from its "
+                            f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
         return _run_file(args, keys)
     try:
         number = PithNumber.parse(target)
@@ -116,13 +120,38 @@ def _run_online(args, number, keys, source: str) -> int:
     return _print(args, report, fetched.url)
 
 
-def _failed_fetch(number, exc) -> dict:
+def _run_arxiv(args, asked, keys) -> int:
+    """Resolve an arXiv id, then verify the record like any other, plus that it is of that paper."""
+    from ..errors import PithError
+    from ..number import PithNumber
+    from ..resolver import Resolver
+    from ..verify import Check, verify_document
+
+    try:
+        number, fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_arxiv(asked)
+    except PithError as exc:
+        if args.json:
+            emit_json({**_failed_fetch(None, exc, "resolve"), "arxiv": str(asked)})
+        raise
+    report = verify_document(fetched.document, keys, title=args.title, expect=number, arxiv=asked)
+    wanted = PithNumber.parse(args.number) if args.number else None
+    resolve = Check("pass", f"the resolver names {number.body} for {asked.prefixed}")
+    if wanted and wanted.body != number.body:
+        resolve = Check("fail", f"the resolver names {number.body} for {asked.prefixed}, not {wanted.body}")
+    report.checks = {"resolve": resolve, "fetch": Check("pass", fetched.detail), **report.checks}
+    if args.json:
+        emit_json({**report.as_dict(), "arxiv": str(asked), "resolved_number": number.body})
+        return report.exit_code
+    return _print(args, report, f"{asked.prefixed} via {fetched.url}")
+
+
+def _failed_fetch(number, exc, step: str = "fetch") -> dict:
     """The JSON report when no record could be had: same keys as a report, nothing verified,
     plus the "error" and "exit_code" every --json error carries."""
     return {
-        "verified": False, "number": number.body, "long": number.long, "short": number.short,
-        "url": number.url, "canonical_sha256": None, "key_id": None,
-        "checks": {"fetch": "unknown"}, "details": {"fetch": str(exc)},
+        "verified": False, "state": "unchecked", "number": number and number.body,
+        "long": number and number.long, "short": number and number.short, "url": number and number.url,
+        "canonical_sha256": None, "key_id": None, "checks": {step: "unknown"}, "details": {step: str(exc)},
         "error": str(exc), "exit_code": exc.exit_code,
     }
 
@@ -165,8 +194,7 @@ def _print(args, report, source: str) -> int:
 
 
 def print_report(report, source: str) -> None:
-    verdict = {0: "VERIFIED", 1: "FAILED", 3: "NOT DECIDED"}[report.exit_code]
-    print(f"{report.headline_number}  {verdict}  ({source})")
+    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({source})")
     for name, check in report.checks.items():
         print(f"  [{MARKS[check.status]}] {name:<10} {check.detail}")
     if report.verified:
