@@ -136,7 +136,8 @@ def render_all(root: Path | str = ".") -> list[Path]:
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():
-        (root / rel).parent.mkdir(exist_ok=True)  # latex/: render owns it (--root may be a new paper)
+        # render owns the generated tree of a checkout (latex/, web/dist/): it makes those folders
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(root / rel, text)
         written.append(root / rel)
     return written

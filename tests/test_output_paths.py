@@ -162,3 +162,30 @@ def test_new_files_honour_the_umask_and_replaced_files_keep_their_mode(tmp_path)
     assert pithtex_cli("badge", BODY, "-o", str(badge)).returncode == 0
     assert stat.S_IMODE(badge.stat().st_mode) == 0o600 and badge.read_text().startswith("<svg")
     assert leftovers(tmp_path) == []
+
+
+KILL_BEFORE_RENAME = """
+import os
+import signal
+
+real_replace = os.replace
+
+def replace(src, dst, **kw):
+    os.kill(os.getpid(), signal.{signal})  # arrives while the temporary file is complete
+    return real_replace(src, dst, **kw)
+
+os.replace = replace
+"""
+
+
+@pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_in_the_middle_of_a_write_leaves_nothing_behind(tmp_path, name, code):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(KILL_BEFORE_RENAME.format(signal=name))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "b.svg").write_text("old")
+    p = pithtex_cli("badge", BODY, "-o", str(out / "b.svg"), env={"PYTHONPATH": str(hook)})
+    assert p.returncode == code and "Traceback" not in p.stderr
+    assert sorted(x.name for x in out.iterdir()) == ["b.svg"] and (out / "b.svg").read_text() == "old"

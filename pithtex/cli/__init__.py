@@ -78,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     as_json = _Parser.json_errors = "--json" in argv
     _quiet_streams()
+    _terminate_cleanly()
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(first if first in COMMANDS else None)
     parser.__class__ = _Parser
@@ -119,6 +120,18 @@ def _report_error(message: str, code: int, as_json: bool, exc: BaseException | N
     if as_json and not _emitted:
         emit_json({"error": message, "exit_code": code})
     return code
+
+
+def _terminate_cleanly() -> None:
+    """SIGTERM (a `kill`, a CI timeout) unwinds like Ctrl-C does, so half-written temporary
+    files and scratch folders are removed on the way out; the exit code stays 143."""
+    import signal
+
+    def terminated(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, terminated)
 
 
 def _quiet_streams() -> None:
