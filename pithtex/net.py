@@ -54,15 +54,11 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
     """GET `url`; the whole exchange ends by `deadline` (time.monotonic()) or raises."""
     import requests
 
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
+    if deadline - time.monotonic() <= 0:
         raise DeadlineExceeded("no time left")
     with _Watchdog(deadline) as dog, _session(user_agent) as session:
         try:
-            response = session.get(url, headers=headers, stream=True, allow_redirects=True,
-                                   timeout=(min(CONNECT_TIMEOUT, remaining), remaining))
-            with response:
-                answer = _read(response, url, deadline, max_bytes)
+            answer = _follow(session, url, headers, deadline, max_bytes)
         except requests.exceptions.RequestException as exc:
             if dog.fired or time.monotonic() >= deadline:
                 raise DeadlineExceeded("too slow") from None
@@ -74,12 +70,34 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
         return answer
 
 
-def _read(response: Any, url: str, deadline: float, max_bytes: int) -> Answer:
-    final = response.url or url
-    source = url if response.history else None
+def _follow(session: Any, url: str, headers: dict[str, str], deadline: float, max_bytes: int) -> Answer:
+    """Redirects by hand: a redirect's body is never read (requests would read all of it,
+    however large), and each hop gets only the time that is left."""
+    from urllib.parse import urljoin
+
+    current = url
+    for _hop in range(MAX_REDIRECTS + 1):
+        remaining = max(deadline - time.monotonic(), 0.001)
+        response = session.get(current, headers=headers, stream=True, allow_redirects=False,
+                               timeout=(min(CONNECT_TIMEOUT, remaining), remaining))
+        with response:
+            location = response.headers.get("Location") if response.status_code in _REDIRECTS else None
+            if not location:
+                return _read(response, current, url, deadline, max_bytes)
+        current = urljoin(current, location)
+        if not current.startswith(("http://", "https://")):
+            raise NetError("a redirect to a non-HTTP URL")
+    raise NetError("too many redirects")
+
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _read(response: Any, current: str, asked: str, deadline: float, max_bytes: int) -> Answer:
+    source = asked if current != asked else None
     etag = response.headers.get("ETag")
     if response.status_code != 200:
-        return Answer(response.status_code, b"", final, etag, source)
+        return Answer(response.status_code, b"", current, etag, source)
     length = response.headers.get("Content-Length", "")
     if length.isdigit() and int(length) > max_bytes:
         raise TooLarge(f"sent {int(length):,} bytes")
@@ -91,17 +109,16 @@ def _read(response: Any, url: str, deadline: float, max_bytes: int) -> Answer:
         if time.monotonic() >= deadline:
             raise DeadlineExceeded("too slow")
         chunks.append(chunk)
-    return Answer(200, b"".join(chunks), final, etag, source)
+    return Answer(200, b"".join(chunks), current, etag, source)
 
 
 def _reason(exc: Exception) -> str:
     """A short reason from requests' nested exceptions (the innermost message)."""
     text = str(exc.args[0] if exc.args else exc)
     for marker in ("Connection refused", "Name or service not known", "timed out", "Connection reset",
-                   "Exceeded", "No connection adapters", "Invalid URL"):
+                   "Invalid URL"):
         if marker in text:
-            return {"Exceeded": "too many redirects", "No connection adapters": "a redirect to a non-HTTP URL"}.get(
-                marker, marker.lower())
+            return marker.lower()
     return text.split(":")[-1].strip(" )'\"") or type(exc).__name__
 
 
@@ -158,7 +175,6 @@ def _session(user_agent: str) -> Any:
 
     session = requests.Session()
     session.headers["User-Agent"] = user_agent
-    session.max_redirects = MAX_REDIRECTS
     adapter = _adapter_class()
     for prefix in ("http://", "https://"):
         session.mount(prefix, adapter())

@@ -54,8 +54,16 @@ class FakeResolver:
         self._closing = threading.Event()
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.server.handle_error = self._handle_error  # type: ignore[method-assign]
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def _handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a deadline, an unread redirect body) is expected here."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            http.server.ThreadingHTTPServer.handle_error(self.server, request, client_address)
 
     def route(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)

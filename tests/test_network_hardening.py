@@ -139,3 +139,8 @@ def test_a_redirect_to_another_host_is_reported_with_the_url_that_answered(fake,
 def test_redirect_loops_end_with_one_line(fake, tmp_path):
     fake.record(BODY, Reply.redirect(fake.base + PATH))
     assert "too many redirects" in assert_clean_error(verify(fake.base, tmp_path, BODY), 3)
+
+
+def test_a_redirect_off_http_is_refused(fake, tmp_path):
+    fake.record(BODY, Reply.redirect("file:///etc/passwd"))
+    assert "a redirect to a non-HTTP URL" in assert_clean_error(verify(fake.base, tmp_path, BODY), 3)
