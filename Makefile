@@ -15,7 +15,8 @@ APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra
 	texlive-science texlive-lang-french texlive-lang-german latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
 	chromium firefox-esr fonts-dejavu-core
 
-.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack
+.PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \
+	texlive-matrix doc
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
@@ -26,6 +27,8 @@ help:
 	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
 	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
 	@echo "make web-pack  the npm package of <pith-badge> (web/) as dist/pith-badge-VERSION.tgz"
+	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root)"
+	@echo "make doc    the manual, latex/pith-doc.tex -> $(OUT)/doc/pith-doc.pdf"
 
 $(BIN)/pithtex: pyproject.toml
 	@# Debian's python3 needs python3-venv for `-m venv`; install it when we can.
@@ -128,3 +131,24 @@ web-pack: venv
 
 clean:
 	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache
+
+# TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
+# Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under
+# TEXLIVE_CACHE, built once from the Debian mirror apt already uses. cm-super and lmodern
+# give T1/TS1 text Type 1 fonts there (microtype's expansion refuses bitmap fonts).
+TEXLIVE_CACHE ?= /var/cache/pithtex-texlive
+TEXLIVE_SUITES ?= system trixie forky
+TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super lmodern
+
+texlive-matrix: venv system-packages
+	@for suite in $(filter-out system,$(TEXLIVE_SUITES)); do \
+	  tools/texlive-chroot.sh $$suite $(TEXLIVE_CACHE)/$$suite $(TEXLIVE_CHROOT_PACKAGES) || exit 1; \
+	done
+	tools/texlive-matrix.sh $(TEXLIVE_CACHE) $(BIN)/pytest $(TEXLIVE_SUITES)
+
+# The manual: latex/pith-doc.tex (rendered with pith.sty by `pithtex render`) compiled
+# beside a fresh pith.sty into $(OUT)/doc/pith-doc.pdf (not in git), where `make ctan`
+# takes it from.
+doc: venv system-packages
+	$(PITHTEX) render --check
+	$(BIN)/python -m pithtex.manual $(OUT)/doc

@@ -1,4 +1,5 @@
-"""Render the project's generated files, latex/pith.sty and the web/ package, from templates and `brand`.
+"""Render the project's generated files, latex/pith.sty, the manual's source latex/pith-doc.tex
+and the web/ package, from templates, `brand` and `sty_options`.
 
 The LaTeX package is never edited by hand: `render_all` writes it from
 `templates/pith.sty.j2` and the brand values, and `check` says whether the committed copy
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import brand
+from . import brand, sty_options
 from .errors import PithError
 from .files import write_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
+DOC_PATH = Path("latex") / "pith-doc.tex"  # the manual's source; `make doc` compiles it
 # What marks a folder as a pithtex checkout, the only place `render` writes into.
 CHECKOUT_MARK = Path("pithtex") / "templates" / "pith.sty.j2"
 # Bezier constant for a quarter circle.
@@ -27,7 +29,7 @@ def environment():
     """Jinja2 with delimiters that cannot clash with TeX's braces and percent signs."""
     import jinja2
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         # `<<`/`>>` would clash with PDF dictionaries in driver specials, `{}`/`%` with TeX.
         block_start_string=r"\BLOCK{",
@@ -42,6 +44,9 @@ def environment():
         autoescape=False,
         undefined=jinja2.StrictUndefined,
     )
+    env.filters["expl3"] = sty_options.expl3_text
+    env.filters["latex"] = sty_options.latex_text
+    return env
 
 
 def _num(x: float) -> str:
@@ -103,7 +108,10 @@ def context() -> dict[str, object]:
         "logo_size_int": int(brand.LOGO_SIZE),
         "logo_pdf": logo_path("pdf"),
         "logo_ps": logo_path("ps"),
-        "example_body": "YBK5PTAKOSCXY2WMLIIB7DMYH6",
+        "example_body": sty_options.EXAMPLE_BODY,
+        "options": sty_options.OPTIONS,
+        "messages": sty_options.MESSAGES,
+        "manual_classes": sty_options.MANUAL_CLASSES,
     }
 
 
@@ -111,12 +119,16 @@ def render_sty() -> str:
     return environment().get_template("pith.sty.j2").render(**context())
 
 
+def render_doc() -> str:
+    return environment().get_template("pith-doc.tex.j2").render(**context())
+
+
 def outputs(root: Path) -> dict[Path, str]:
     """Each generated path (relative to root) and the text it must hold."""
     if not (root / CHECKOUT_MARK).is_file():
         raise PithError(f"{root}: not a pithtex checkout (no {CHECKOUT_MARK.as_posix()}); render regenerates the "
                         "project's latex/pith.sty. To put pith.sty next to a paper, run `pithtex sty`")
-    files = {STY_PATH: render_sty()}
+    files = {STY_PATH: render_sty(), DOC_PATH: render_doc()}
     if (root / "web").is_dir():  # the npm package of <pith-badge> (a copy of latex/ alone has none)
         files.update(_web_package())
         if (root / "LICENSE").is_file():  # the package carries the project's MIT licence
@@ -132,7 +144,7 @@ def _web_package() -> dict[Path, str]:
 
 
 def render_all(root: Path | str = ".") -> list[Path]:
-    """Write latex/pith.sty; return the paths written."""
+    """Write latex/pith.sty and latex/pith-doc.tex; return the paths written."""
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():

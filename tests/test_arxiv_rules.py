@@ -184,6 +184,16 @@ def test_pith_rules_without_compiling(paper: Path):
     assert set(found) == {"pith-sty-old"} and "2001/01/01" in found["pith-sty-old"][0].message
 
 
+def test_pith_options_are_the_packages_own(paper: Path):
+    """An option pith.sty does not define (number=) is an error, not a way to give the number."""
+    edit(paper, "\\usepackage{hyperref}",
+         "\\usepackage{hyperref}\n\\usepackage[number=YBK5PTAKOSCXY2WMLIIB7DMYH6,style=short,dvipdfmx]{pith}")
+    shutil.copy(ROOT / "latex" / "pith.sty", paper / "pith.sty")
+    found = static_rules(paper)
+    assert [d.message for d in found["pith-option-unknown"]] == ["pith has no option 'number': TeX stops with an error"]
+    assert "pith-number-missing" in found
+
+
 def test_00readme_chooses_compiler_and_main(paper: Path):
     (paper / "other.tex").write_text("\\documentclass{article}\\begin{document}other\\end{document}\n")
     (paper / "00README.json").write_text(json.dumps(

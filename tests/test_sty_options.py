@@ -7,6 +7,7 @@ the PDF; the log is consulted only for messages TeX is supposed to print.
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 
@@ -209,3 +210,69 @@ def test_a_bare_global_color_option_is_harmless(tmp_path):
     """Class options reach pith's keys too (\\ProcessKeyOptions); a bare `color` is ignored."""
     facts, log = build(tmp_path, article(class_options="color"))
     assert facts.link_uris == [URL] and "Package pith Warning" not in log
+
+
+# -- one driver on the DVI route ---------------------------------------------------------------
+def pith_special_complaints(output: str) -> list[str]:
+    """Lines in which a driver rejects a \\special (dvips names the keyword it did not know)."""
+    return [line for line in output.splitlines()
+            if re.search(r"special|keyword|pdfmark|error|warning|pith", line, re.IGNORECASE)
+            and not line.lstrip().startswith("</")]  # dvips naming the header files it loads
+
+
+def test_dvips_route_output_has_no_line_from_pith(tmp_path):
+    """arXiv's latex -> dvips -> ps2pdf: the DVI carries dvips specials only, so the log is quiet."""
+    write_doc(tmp_path, article())
+    run = compile_tex(tmp_path, "dvips")
+    assert pith_special_complaints(run.driver_output) == [], run.driver_output
+    facts = read_facts(run.pdf)
+    assert facts.link_uris == [URL] and facts.info_number == BODY and BODY in facts.xmp
+
+
+def test_dvi_both_still_writes_both_drivers(tmp_path):
+    """dvi=both: dvips skips the dvipdfmx specials and says so (the check above can see that)."""
+    write_doc(tmp_path, article(options="dvi=both"))
+    run = compile_tex(tmp_path, "dvips")
+    assert any("pdf:docinfo" in line for line in pith_special_complaints(run.driver_output))
+    assert read_facts(run.pdf).info_number == BODY
+
+
+@pytest.mark.parametrize("how", ["class", "package", "key"])
+def test_dvipdfmx_named_as_graphicx_would_see_it(tmp_path, how):
+    """The driver named as a class option, a pith option, or dvi=: dvipdfmx gets its specials."""
+    text = {"class": article(class_options="dvipdfmx"), "package": article(options="dvipdfmx"),
+            "key": article(options="dvi=dvipdfmx")}[how]
+    write_doc(tmp_path, text)
+    run = compile_tex(tmp_path, "dvipdfmx", tell_driver="")
+    facts = read_facts(run.pdf)
+    assert facts.link_uris == [URL] and facts.info_number == BODY and BODY in facts.xmp
+
+
+# -- idiomatic expl3: declared variables, declared messages, choices ---------------------------
+def test_every_variable_declared_and_no_deprecated_function(tmp_path):
+    """l3's own checks, switched on before pith loads: an undeclared variable is an error."""
+    checks = ("\\RequirePackage[enable-debug]{expl3}\n\\ExplSyntaxOn\n"
+              "\\debug_on:n { check-declarations , deprecation }\n\\ExplSyntaxOff\n")
+    text = checks + article(options="color=0B7A75,style=short", body="\\maketitle\\pithbadge\n")
+    write_doc(tmp_path, text)
+    run = compile_tex(tmp_path, "pdflatex")
+    errors = [line for line in run.log.splitlines() if line.startswith("! ")]
+    assert errors == [] and run.pdf is not None, run.log[-2000:]
+    assert read_facts(run.pdf).link_uris.count(URL) == 2
+
+
+def test_unknown_choice_names_the_allowed_values(tmp_path):
+    write_doc(tmp_path, article(options="badge=bottom,dvi=pdf"))
+    log = flat_log(compile_tex(tmp_path, "pdflatex").log)
+    assert "Package pith Error: Unknown value 'bottom' for the option badge; use one of title, manual, none." in log
+    assert "Unknown value 'pdf' for the option dvi; use one of auto, dvips, dvipdfmx, both." in log
+
+
+def test_information_can_be_redirected(tmp_path):
+    """pith's log lines are l3 messages: a document may silence them or raise them."""
+    raise_info = "\\ExplSyntaxOn\\msg_redirect_module:nnn { pith } { info } { warning }\\ExplSyntaxOff\n"
+    _facts, log = build(tmp_path, article(preamble=raise_info))
+    assert "Package pith Warning: Badge placed after \\maketitle" in log
+    silence = "\\ExplSyntaxOn\\msg_redirect_module:nnn { pith } { info } { none }\\ExplSyntaxOff\n"
+    _facts, log = build(tmp_path, article(preamble=silence))
+    assert "Badge placed" not in log

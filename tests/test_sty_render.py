@@ -30,7 +30,7 @@ def test_check_names_a_stale_file_and_render_fixes_it(tmp_path):
     (root / "latex" / "pith.sty").write_text(render_sty().replace("v" + brand.VERSION, "v9.9.9"))
     proc = pithtex_cli("render", "--check", "--root", str(root))
     assert proc.returncode == 1 and proc.stdout.strip() == "stale: latex/pith.sty (run `pithtex render`)"
-    assert render_all(root) == [root / "latex" / "pith.sty"]
+    assert render_all(root) == [root / "latex" / "pith.sty", root / "latex" / "pith-doc.tex"]
     assert check(root) == []
 
 

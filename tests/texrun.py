@@ -16,6 +16,16 @@ from pathlib import Path
 ROUTES = ("pdflatex", "dvips", "dvipdfmx", "xelatex", "lualatex")
 ROOT = Path(__file__).resolve().parent.parent
 STY = ROOT / "latex" / "pith.sty"
+# `make texlive-matrix` points this at a Debian chroot holding another TeX Live generation
+# (tools/texlive-matrix.sh); TeX and its drivers then run in there, on the same folder
+# (bind-mounted at the same path), and the PDFs are read back out here.
+TEXLIVE_ROOT = os.environ.get("PITH_TEXLIVE_ROOT", "")
+
+
+def _command(folder: Path, *cmd: str) -> list[str]:
+    if not TEXLIVE_ROOT:
+        return list(cmd)
+    return ["chroot", TEXLIVE_ROOT, "/usr/bin/env", "-C", str(folder), *cmd]
 
 
 @dataclass
@@ -24,34 +34,61 @@ class Run:
 
     pdf: Path | None
     log: str
-    driver_stderr: str = ""
+    driver_output: str = ""  # stdout and stderr of dvips + ps2pdf, or of dvipdfmx
 
 
 def _engine(route: str) -> str:
     return route if route in ("pdflatex", "xelatex", "lualatex") else "latex"
 
 
-def compile_tex(folder: Path, route: str, name: str = "paper", passes: int = 1) -> Run:
-    """Compile folder/name.tex by one route, as a user would, with no shell escape."""
+def compile_tex(folder: Path, route: str, name: str = "paper", passes: int = 1, tell_driver: str = "class") -> Run:
+    """Compile folder/name.tex by one route, as a user would, with no shell escape.
+
+    tell_driver (latex -> dvipdfmx only): how the author names the driver: "class" (a class
+    option, which every package sees), "package" (pith's own option) or "" (not at all).
+    """
     env = dict(os.environ, TEXINPUTS=f"{folder}{os.pathsep}", SOURCE_DATE_EPOCH="1700000000")
 
     def sh(*cmd: str) -> subprocess.CompletedProcess:
-        return subprocess.run(cmd, cwd=folder, env=env, capture_output=True, text=True,
+        return subprocess.run(_command(folder, *cmd), cwd=folder, env=env, capture_output=True, text=True,
                               errors="replace", timeout=240, stdin=subprocess.DEVNULL)
 
+    source = f"{name}.tex"
+    if route == "dvipdfmx" and tell_driver == "class":
+        source = _with_class_option(folder / source, "dvipdfmx")
+    elif route == "dvipdfmx" and tell_driver == "package":  # as \usepackage[dvipdfmx]{pith}
+        source = f"\\PassOptionsToPackage{{dvipdfmx}}{{pith}}\\input{{{source}}}"
     out = None
     for _ in range(passes):
-        out = sh(_engine(route), "-interaction=nonstopmode", "-no-shell-escape", f"{name}.tex")
-    stderr = ""
+        out = sh(_engine(route), "-interaction=nonstopmode", "-no-shell-escape",
+                 f"-jobname={name}", source)
+    # The drivers' whole output, as the author (or arXiv's log) sees it: no -q.
+    said = []
     if route == "dvips" and (folder / f"{name}.dvi").exists():
-        stderr = sh("dvips", "-q", f"{name}.dvi", "-o", f"{name}.ps").stderr
-        stderr += sh("ps2pdf", f"{name}.ps", f"{name}.pdf").stderr
+        said += [sh("dvips", f"{name}.dvi", "-o", f"{name}.ps"), sh("ps2pdf", f"{name}.ps", f"{name}.pdf")]
     elif route == "dvipdfmx" and (folder / f"{name}.dvi").exists():
-        stderr = sh("dvipdfmx", f"{name}.dvi").stderr
+        said.append(sh("dvipdfmx", f"{name}.dvi"))
+    driver_output = "".join(proc.stdout + proc.stderr for proc in said)
     log_path = folder / f"{name}.log"
     log = log_path.read_text(errors="replace") if log_path.exists() else (out.stdout if out else "")
     pdf = folder / f"{name}.pdf"
-    return Run(pdf if pdf.exists() and pdf.stat().st_size > 0 else None, log, stderr)
+    return Run(pdf if pdf.exists() and pdf.stat().st_size > 0 else None, log, driver_output)
+
+
+def _with_class_option(tex: Path, option: str) -> str:
+    """A copy of tex with one more class option; returns the copy's file name.
+
+    On latex -> dvipdfmx the author names the driver as a class option, so that every
+    package (graphicx, hyperref, hyperxmp, pith) writes that driver's specials; the
+    examples are arXiv uploads for dvips, so the test adds it to a copy, keeping the job name.
+    """
+    import re
+
+    text = re.sub(r"\\documentclass\s*(?:\[([^\]]*)\])?",
+                  lambda m: f"\\documentclass[{option},{m.group(1) or ''}]", tex.read_text("utf-8"), count=1)
+    copy = tex.with_name(f"{tex.stem}-{option}.tex")
+    copy.write_text(text, encoding="utf-8")
+    return copy.name
 
 
 def write_doc(folder: Path, text: str, name: str = "paper", sty: Path = STY) -> Path:

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from .. import sty
 from ..errors import InvalidNumber
 from ..number import PithNumber
+from ..sty_options import OPTION_NAMES
 from . import texlive
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
@@ -317,7 +318,11 @@ def _rule_options(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
     opts = pith_options(src, ref)
     facts.badge = opts.get("badge", "title")
     facts.metadata = opts.get("metadata", "true") != "false"
-    out = []
+    # The package's own key list: anything else stops TeX with "Unknown option".
+    out = [error("pith-option-unknown", f"pith has no option '{key}': TeX stops with an error",
+                 f"remove it; pith's options are {', '.join(sorted(OPTION_NAMES))} "
+                 "(the number goes in \\pithnumber{...})", ref.file, ref.line)
+           for key in opts if key not in OPTION_NAMES]
     if _anonymous(src, opts.get("anonymous", "auto")):
         facts.badge, facts.metadata = "none", False
         out.append(warning("pith-hidden", "anonymous review: pith leaves out the badge and the metadata, so this "
@@ -331,8 +336,7 @@ def _rule_options(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
 
 
 def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
-    option = re.search(r"(?:number|pith)\s*=\s*([A-Za-z0-9:]+)", ref.options)
-    given = src.pithnumbers or ([Ref("pithnumber", option.group(1), ref.file, ref.line)] if option else [])
+    given = src.pithnumbers
     if not given:
         return [error("pith-number-missing", "the paper loads pith but never says \\pithnumber{…}: no badge "
                       "and no metadata", "add \\pithnumber{YOUR26CHARACTERNUMBER} after \\usepackage{pith}",
