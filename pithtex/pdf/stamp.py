@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PithError, Refused
+from ..files import atomic_output
 from ..number import PithNumber
 from .objects import Name, PdfSyntaxError, Ref, Stream
 from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
@@ -360,36 +361,12 @@ _CHUNK = 1 << 24
 
 
 def _write(target: Path, src: Path, keep: int, tail: bytes, in_place: bool) -> None:
-    """target := first `keep` bytes of src + tail, atomically (temp file, rename; fsync when in place)."""
-    fd, tmp = _temp_file(target)
-    try:
-        with os.fdopen(fd, "wb") as out, open(src, "rb") as fin:
-            _copy(fin.fileno(), out.fileno(), keep)
-            out.seek(keep)
-            out.write(tail)
-            out.flush()
-            if in_place:
-                os.fsync(out.fileno())
-        mode = src.stat().st_mode & 0o777 if in_place else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _temp_file(target: Path) -> tuple[int, str]:
-    """A new hidden file beside the target (same file system, so the rename is atomic).
-
-    Our own instead of tempfile.mkstemp: importing tempfile costs more than a whole stamp.
-    """
-    for attempt in range(100):
-        path = str(target.parent / f".{target.name}.{os.getpid()}.{attempt}.tmp")
-        try:
-            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
-        except FileExistsError:
-            continue
-    raise StampError(f"{target}: cannot create a temporary file beside it")
+    """target := first `keep` bytes of src + tail, through the one output helper (temp file,
+    rename, the replaced file's mode kept; fsync when in place)."""
+    with atomic_output(target, sync=in_place) as out, open(src, "rb") as fin:
+        _copy(fin.fileno(), out.fileno(), keep)
+        out.seek(keep)
+        out.write(tail)
 
 
 def _copy(fin: int, fout: int, count: int) -> None:
@@ -411,9 +388,3 @@ def _copy(fin: int, fout: int, count: int) -> None:
         os.lseek(fout, done, os.SEEK_SET)
         os.write(fout, chunk)
         done += len(chunk)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
