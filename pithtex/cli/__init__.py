@@ -92,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PithError as exc:
         return _report_error(str(exc), exc.exit_code, as_json, exc)
     except KeyboardInterrupt:
+        # The decision is made: a second Ctrl-C (an impatient user) must not kill the process
+        # by the signal while it reports, which would end it with -SIGINT instead of 130.
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         return _report_error("interrupted", 130, as_json)
     except BrokenPipeError:
         return 0  # the reader (e.g. `| head`) has what it wanted
