@@ -101,16 +101,12 @@ dist: venv
 	$(MAKE) --no-print-directory web-pack
 
 # pith.zip as CTAN expects a package: one top folder pith/ with the README, the .sty, the
-# manual's source and PDF (when built), and the licence statement. No hidden files, no
-# executable bits, files only from latex/.
+# manual's source and PDF, and the licence statement. No hidden files, no executable bits.
 CTAN_DIR := $(OUT)/ctan/pith
-ctan: venv
+ctan: venv doc
 	$(PITHTEX) render --check
 	rm -rf $(OUT)/ctan $(OUT)/pith.zip && mkdir -p $(CTAN_DIR)
-	install -m 644 latex/README.md latex/pith.sty latex/LICENSE $(CTAN_DIR)/
-	@for f in latex/pith-doc.tex $(OUT)/doc/pith-doc.pdf; do \
-	  if [ -f $$f ]; then install -m 644 $$f $(CTAN_DIR)/; else echo "note: $$f not there yet, left out of pith.zip"; fi; \
-	done
+	install -m 644 latex/README.md latex/pith.sty latex/pith-doc.tex latex/LICENSE $(OUT)/doc/pith-doc.pdf $(CTAN_DIR)/
 	cd $(OUT)/ctan && $(CURDIR)/$(BIN)/python -m zipfile -c ../pith.zip pith
 	@echo "wrote $(OUT)/pith.zip:"; $(BIN)/python -m zipfile -l $(OUT)/pith.zip
 

@@ -1,23 +1,132 @@
-"""Writing output files so that no reader, and no failure, ever leaves half a file."""
+"""Every file pithtex writes goes through here, so every command treats an output path alike.
+
+The rules (stamp -o/--in-place, badge -o, bundle -o, render, web assets, the resolver cache):
+- Only regular files are written. A folder, a device (/dev/full), a FIFO or a socket at the
+  path is refused, and so is `-` (commands that print to stdout handle `-` before calling us).
+- A symlink is followed, explicitly: the file it points to is written (its content replaced,
+  the link left a link), and `output_path` returns that target so a command can name it.
+- A missing parent folder is an error naming that folder; nothing is created on the side.
+  (Folders a command owns, such as render's `latex/` or the cache, are made by that command.)
+- The bytes go to a hidden temporary file beside the target, which is renamed over it only
+  when complete; on any failure, Ctrl-C included, the temporary file is removed.
+- The new file keeps the mode of the file it replaces (so --in-place keeps the input's mode);
+  a new file gets 0666 minus the umask, as any other program's output would.
+- Failures to write (read-only folder, no space, permission) are one `OutputError` (exit 2).
+- One exception to the temporary file: `append_in_place`, for `stamp --in-place`, appends an
+  incremental update to the file itself (O(update)), cutting it back on any failure.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import BinaryIO
+
+from .errors import PithError
 
 
-def write_atomic(path: Path | str, data: str | bytes) -> Path:
-    """Write `data` (text as UTF-8, newlines untouched) through a temporary file beside
-    `path`, then rename it into place; the temporary file never outlives the call."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+class OutputError(PithError):
+    """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
+
+
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def output_path(path: Path | str) -> Path:
+    """The regular file that writing `path` will replace or create, checked before any work.
+
+    A symlink is followed: the result is the file it points to (else `path` as given); raises OutputError for `-`,
+    folders, devices, FIFOs, sockets, symlink loops and a missing parent folder."""
+    text = os.fspath(path)
+    if text == "-":
+        raise OutputError("-: this command writes files only, not to stdout; give a file name")
+    given = Path(text)
+    real = Path(os.path.realpath(given))
     try:
-        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
+        info = os.stat(real)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:  # a symlink loop, a name too long, a component that is a file
+        raise OutputError(f"{given}: cannot be written ({exc.strerror or exc})") from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise OutputError(f"{given}: is a folder; give a file name")
+        for test, kind in _KINDS:
+            if test(info.st_mode):
+                raise OutputError(f"{given}: is {kind}, not a regular file; pithtex writes regular files only")
+    if not real.parent.is_dir():
+        folder = real.parent if given.is_symlink() else given.parent
+        raise OutputError(f"{given}: the folder {folder} does not exist (pithtex creates no folders for -o)")
+    return real if given.is_symlink() else given
+
+
+@contextmanager
+def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = None) -> Iterator[BinaryIO]:
+    """A binary file to write `path`'s new content into; it replaces `path` only when the
+    block ends without an exception. `sync` fsyncs before the rename (for --in-place);
+    `mode` overrides the kept/umask mode."""
+    target = output_path(path)
+    fd, tmp = _temp_beside(target)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+            out.flush()
+            if sync:
+                os.fsync(out.fileno())
+        os.chmod(tmp, _mode_for(target) if mode is None else mode)
+        os.replace(tmp, target)
+    except OSError as exc:
+        _unlink(tmp)
+        raise OutputError(f"{path}: cannot write it ({exc.strerror or exc})") from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None) -> Path:
+    """Write `data` (text as UTF-8, newlines untouched) to `path` by the rules above; the path
+    written (a symlink's target) is returned."""
+    with atomic_output(path, mode=mode) as out:
+        out.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return output_path(path)
+
+
+def new_file_mode() -> int:
+    """0666 minus the process umask: the mode any program's new output file gets."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode) & 0o777  # never carry setuid/setgid over
+    except FileNotFoundError:
+        return new_file_mode()
+
+
+def _temp_beside(target: Path) -> tuple[int, str]:
+    """A new hidden file in the target's folder (same file system, so the rename is atomic).
+
+    Our own loop instead of tempfile.mkstemp: importing tempfile costs more than a stamp."""
+    for attempt in range(100):
+        name = str(target.parent / f".{target.name}.{os.getpid()}.{attempt}.tmp")
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), name
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot write into {target.parent} ({exc.strerror or exc})") from None
+    raise OutputError(f"{target}: cannot create a temporary file in {target.parent}")
+
+
+def _unlink(name: str) -> None:
+    with suppress(FileNotFoundError):
+        os.unlink(name)
 
 
 def append_in_place(path: Path | str, size: int, tail: bytes, commit: int, interim: bytes) -> None:
@@ -32,30 +141,26 @@ def append_in_place(path: Path | str, size: int, tail: bytes, commit: int, inter
        write inside one block, which makes readers see the update.
     A crash at any point leaves the original or the stamped file, both readable; any
     failure we see (also Ctrl-C) truncates the file back to `size`. The file keeps its
-    inode, mode, owner and links. Refuses (PithError, exit 2) symlinks, anything but a
+    inode, mode, owner and links. Refuses (OutputError, exit 2) symlinks, anything but a
     regular file, and a file whose length changed since it was read.
     """
-    import stat
-
-    from .errors import PithError
-
     path = Path(path)
     try:
         seen = os.lstat(path)
         if stat.S_ISLNK(seen.st_mode):
-            raise PithError(f"{path}: is a symbolic link: refusing to append through it")
+            raise OutputError(f"{path}: is a symbolic link: refusing to append through it")
         if not stat.S_ISREG(seen.st_mode):
-            raise PithError(f"{path}: not a regular file: refusing to append to it")
+            raise OutputError(f"{path}: not a regular file: refusing to append to it")
         # O_NOFOLLOW/O_NONBLOCK: whatever was swapped in since lstat, never follow or block on it.
         fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise PithError(f"{path}: cannot open it to append ({exc.strerror})") from None
+        raise OutputError(f"{path}: cannot open it to append ({exc.strerror})") from None
     try:
         info = os.fstat(fd)
         if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino) or not stat.S_ISREG(info.st_mode):
-            raise PithError(f"{path}: was replaced while being stamped: refusing to append to it")
+            raise OutputError(f"{path}: was replaced while being stamped: refusing to append to it")
         if info.st_size != size:
-            raise PithError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
+            raise OutputError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
         if len(interim) != len(tail) - commit:
             raise ValueError("the interim startxref line must be as long as the final one")
         try:
@@ -66,7 +171,7 @@ def append_in_place(path: Path | str, size: int, tail: bytes, commit: int, inter
             os.ftruncate(fd, size)
             os.fsync(fd)
             if isinstance(exc, OSError):
-                raise PithError(f"{path}: writing failed ({exc.strerror}); the file was left as it was") from None
+                raise OutputError(f"{path}: writing failed ({exc.strerror}); the file was left as it was") from None
             raise
     finally:
         os.close(fd)

@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from .errors import RecordError
+from .errors import PithError, RecordError
 from .number import PithNumber
 
 # A record file larger than this is not a record; refuse before parsing it.
@@ -57,7 +57,11 @@ def canonical_abstract(abstract: str) -> str:
 
 
 def title_sha256(title: str) -> str:
-    return hashlib.sha256(canonical_title(title).encode("utf-8")).hexdigest()
+    try:
+        data = canonical_title(title).encode("utf-8")
+    except UnicodeEncodeError:  # bytes on the command line that were not UTF-8
+        raise PithError("the title is not valid UTF-8 text") from None
+    return hashlib.sha256(data).hexdigest()
 
 
 def abstract_sha256(abstract: str) -> str:
@@ -109,8 +113,20 @@ def parse_document(data: bytes | str, name: str = "input") -> dict[str, Any]:
         raise RecordError(f"{name}: JSON nested too deeply to be a Pith record") from None
     except ValueError as exc:
         raise RecordError(f"{name}: not valid JSON ({_json_error(exc)})") from None
+    _check_unicode(document, name)
     canonical_of(document)  # reject non-records early, with the reason
     return document
+
+
+def _check_unicode(document: Any, name: str) -> None:
+    """JSON may escape a lone surrogate ("\\ud800"), which no UTF-8 text can hold: such a record
+    has no canonical bytes (and cannot even be printed), so refuse it here, once."""
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start:exc.end].encode("unicode_escape").decode("ascii")
+        raise RecordError(f"{name}: holds text that is not valid Unicode (a lone surrogate {bad}); "
+                          "a Pith record is UTF-8 JSON") from None
 
 
 def load_document(path: str | Path) -> dict[str, Any]:

@@ -148,6 +148,8 @@ def render_all(root: Path | str = ".") -> list[Path]:
     root = Path(root)
     written = []
     for rel, text in outputs(root).items():
+        # render owns the generated tree of a checkout (latex/, web/dist/): it makes those folders
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(root / rel, text)
         written.append(root / rel)
     return written

@@ -1,22 +1,29 @@
 """A client for the Pith resolver (https://pith.science or a mirror): fetch records, resolve arXiv ids.
 
 Network behaviour, chosen so a broken or hostile server costs little and says why:
-- connect and read timeouts (5 s / 10 s; `PITH_TIMEOUT` or `timeout=` shortens both), and
-  the whole body must arrive within three read timeouts;
-- up to 2 retries with backoff, only on connection errors and HTTP 5xx (a timeout or a 4xx
-  will not get better by asking again);
-- the body is streamed and cut off beyond `max_bytes`;
-- an on-disk cache under `$XDG_CACHE_HOME/pithtex` (default `~/.cache/pithtex`) revalidated
-  with ETag / If-None-Match; `offline=True` reads only the cache;
-- only a JSON Pith record that hashes to the number asked for is cached; when the server
-  fails and a cached copy exists, that copy is used (and re-verified, like any record).
+- one wall-clock deadline per fetch: connect, TLS, headers, redirects, body and retries
+  together take at most `PITH_TIMEOUT` seconds (default 20; `timeout=` in code), however
+  slowly the server sends (see pithtex/net.py);
+- up to 2 retries with backoff, only on connection errors and HTTP 5xx, within that deadline
+  (a timeout or a 4xx will not get better by asking again);
+- the body is cut off beyond `max_bytes`;
+- redirects (at most 5) are followed, to any host: the record is verified, never trusted,
+  and the report names the URL that answered;
+- an on-disk cache under `$XDG_CACHE_HOME/pithtex` (default `~/.cache/pithtex`), one entry
+  per resolver base URL and number, revalidated with ETag / If-None-Match; `offline=True`
+  reads only the cache. Only a record that fully verifies (hash, number, and a receipt
+  signed by one of the resolver's keys, by default the pinned registry keys) is cached; an
+  entry that does not verify when read is ignored (and replaced by the next good answer).
+  When the server fails, a cached copy that verifies is used.
 
-Nothing here trusts a record: callers verify it (`pithtex.verify.verify_document`).
-Every failure raises `ResolverError` (exit code 3, "cannot be decided") with one sentence.
+Callers still verify every record they get (`pithtex.verify.verify_document`): the cache
+check only decides what is worth keeping. Every failure raises `ResolverError` (exit code 3,
+"cannot be decided") with one sentence.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -25,15 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import brand
+from . import brand, net
 from .arxivid import ArxivId
 from .errors import InvalidNumber, PithError, RecordError, Undecidable
-from .files import write_atomic
+from .files import OutputError, write_atomic
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
-CONNECT_TIMEOUT = 5.0
-READ_TIMEOUT = 10.0
+TIMEOUT = 20.0  # seconds for one whole fetch; PITH_TIMEOUT overrides
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
 MAX_BYTES = 4 * 1024 * 1024
@@ -47,15 +53,17 @@ class ResolverError(Undecidable):
 @dataclass(frozen=True)
 class Fetched:
     document: dict[str, Any]
-    url: str
+    url: str  # the URL that answered (after redirects)
     source: str  # "network", "revalidated" (304), "cache" (offline) or "stale" (server failed)
     note: str = ""
+    redirected_from: str | None = None
 
     @property
     def detail(self) -> str:
+        via = f" (redirected from {self.redirected_from})" if self.redirected_from else ""
         return {
-            "network": f"fetched {self.url}",
-            "revalidated": f"{self.url} answered 304 Not Modified; used the cached copy",
+            "network": f"fetched {self.url}{via}",
+            "revalidated": f"{self.url}{via} answered 304 Not Modified; used the cached copy",
             "cache": f"read the cached copy of {self.url} (offline)",
             "stale": f"used the cached copy: {self.note.removesuffix('; cannot decide')}",
         }[self.source]
@@ -77,9 +85,10 @@ def cache_dir() -> Path:
 def _env_timeout() -> float | None:
     text = os.environ.get("PITH_TIMEOUT")
     try:
-        return float(text) if text else None
+        value = float(text) if text else None
     except ValueError:
         return None
+    return value if value and value > 0 else None
 
 
 class Resolver:
@@ -93,15 +102,14 @@ class Resolver:
         retries: int = RETRIES,
         backoff: float = BACKOFF,
         max_bytes: int = MAX_BYTES,
+        keys: Any = None,
     ) -> None:
         self.base = base_url(base)
         self.offline = offline
         self.cache = Path(cache) if cache is not None else cache_dir()
-        limit = timeout if timeout is not None else _env_timeout()
-        self.connect_timeout = min(CONNECT_TIMEOUT, limit) if limit else CONNECT_TIMEOUT
-        self.read_timeout = min(READ_TIMEOUT, limit) if limit else READ_TIMEOUT
+        self.timeout = timeout if timeout is not None else (_env_timeout() or TIMEOUT)
         self.retries, self.backoff, self.max_bytes = retries, backoff, max_bytes
-        self._session: Any = None
+        self.keys = keys  # a trust.KeyRing; None: the pinned registry keys
 
     # -- public ------------------------------------------------------------------------------
     def record_url(self, number: PithNumber) -> str:
@@ -114,41 +122,42 @@ class Resolver:
         if self.offline:
             if cached is None:
                 raise ResolverError(
-                    f"no cached record for {number.body} in {self._cache_path(number)}, and --offline "
-                    "forbids the network; cannot decide"
+                    f"no cached record for {number.body} from {self.base} that verifies (in "
+                    f"{self._cache_path(number)}), and --offline forbids the network; cannot decide"
                 )
-            return Fetched(self._parse(cached[0], f"the cached copy of {url}"), url, "cache")
+            return Fetched(cached[0], url, "cache")
+        deadline = time.monotonic() + self.timeout
         try:
-            return self._fetch_online(number, url, cached)
+            return self._fetch_online(number, url, cached, deadline)
         except ResolverError as exc:
             if cached is None:
                 raise
-            # Records are content-addressed and re-verified on every use, so a cached copy
+            # Records are content-addressed and this copy verified when it was read, so it
             # is as good as a fresh one when the server fails; say so in the fetch check.
-            document = self._parse(cached[0], f"the cached copy of {url}")
-            return Fetched(document, url, "stale", note=str(exc))
+            return Fetched(cached[0], url, "stale", note=str(exc))
 
-    def _fetch_online(self, number: PithNumber, url: str, cached: tuple[bytes, str | None] | None) -> Fetched:
+    def _fetch_online(self, number: PithNumber, url: str, cached: tuple[dict[str, Any], str | None] | None,
+                      deadline: float) -> Fetched:
         headers = {"Accept": "application/json"}
         if cached and cached[1]:
             headers["If-None-Match"] = cached[1]
-        status, data, etag = self._get(url, headers)
-        if status == 404:
+        answer = self._get(url, headers, deadline)
+        if answer.status == 404:
             # Some deployments serve JSON only through content negotiation on the page URL.
             page = number.url_at(self.base)
-            status, data, etag = self._get(page, {**headers, "Accept": "application/ld+json"})
-            url = page
-            if status == 404:
+            answer = self._get(page, {**headers, "Accept": "application/ld+json"}, deadline)
+            if answer.status == 404:
                 raise ResolverError(f"{self.base} has no record for {number.body} (HTTP 404); cannot decide")
-        if status == 304:
+        if answer.status == 304:
             if cached is None:
-                raise ResolverError(f"{url} answered 304 Not Modified, but there is no cached copy; cannot decide")
-            return Fetched(self._parse(cached[0], f"the cached copy of {url}"), url, "revalidated")
-        if status != 200:
-            raise ResolverError(f"{url} answered HTTP {status}; cannot decide")
-        document = self._parse(data, url)
-        self._cache_write(number, data, etag, document)
-        return Fetched(document, url, "network")
+                raise ResolverError(f"{answer.url} answered 304 Not Modified, but there is no cached copy; "
+                                    "cannot decide")
+            return Fetched(cached[0], answer.url, "revalidated", redirected_from=answer.redirected_from)
+        if answer.status != 200:
+            raise ResolverError(f"{answer.url} answered HTTP {answer.status}; cannot decide")
+        document = self._parse(answer.body, answer.url)
+        self._cache_write(number, answer, document)
+        return Fetched(document, answer.url, "network", redirected_from=answer.redirected_from)
 
     def resolve_arxiv(self, arxiv_id: str | ArxivId) -> PithNumber:
         """The Pith Number the resolver gives for an arXiv id (a claim: verify its record)."""
@@ -171,81 +180,52 @@ class Resolver:
         from urllib.parse import quote
 
         url = f"{self.base}/api/pith-number/resolve?arxiv={quote(str(arxiv_id), safe='')}&json=true"
-        status, data, _ = self._get(url, {"Accept": "application/json"})
-        if status == 404:
+        answer = self._get(url, {"Accept": "application/json"}, time.monotonic() + self.timeout)
+        if answer.status == 404:
             raise ResolverError(f"{self.base} knows no Pith Number for arXiv:{arxiv_id} (HTTP 404)")
-        if status != 200:
-            raise ResolverError(f"{url} answered HTTP {status}; cannot resolve arXiv:{arxiv_id}")
-        answer = _json(data, url)
-        return _number_in_answer(answer, url), answer, url
+        if answer.status != 200:
+            raise ResolverError(f"{answer.url} answered HTTP {answer.status}; cannot resolve arXiv:{arxiv_id}")
+        document = _json(answer.body, answer.url)
+        return _number_in_answer(document, answer.url), document, answer.url
 
     # -- HTTP --------------------------------------------------------------------------------
-    def _session_(self) -> Any:
-        if self._session is None:
-            import requests
-
-            self._session = requests.Session()
-            self._session.headers["User-Agent"] = USER_AGENT
-        return self._session
-
-    def _get(self, url: str, headers: dict[str, str]) -> tuple[int, bytes, str | None]:
-        """GET with bounded retries; (status, body, etag). Raises ResolverError on failure."""
-        import requests
-
+    def _get(self, url: str, headers: dict[str, str], deadline: float) -> net.Answer:
+        """GET with bounded retries, all within `deadline`. Raises ResolverError on failure."""
         attempt = 0
         while True:
             try:
-                status, data, etag = self._get_once(url, headers)
-            except requests.exceptions.Timeout:
+                answer = net.get(url, headers, deadline, self.max_bytes, USER_AGENT)
+            except net.DeadlineExceeded:
                 raise ResolverError(
-                    f"{url} did not answer within {self.read_timeout:g} s; cannot decide (try again later, "
+                    f"{url} did not answer within {self.timeout:g} s; cannot decide (try again later, "
                     "or --offline to use the cache)"
                 ) from None
-            except requests.exceptions.ConnectionError as exc:
-                if attempt < self.retries:
-                    attempt = self._wait(attempt)
+            except net.TooLarge as exc:
+                raise ResolverError(f"{url} {exc} bytes, more than a Pith record may have "
+                                    f"({self.max_bytes:,}); cannot decide") from None
+            except net.NetError as exc:
+                if exc.retry and attempt < self.retries and self._wait(attempt, deadline):
+                    attempt += 1
                     continue
-                raise ResolverError(
-                    f"cannot reach {self.base} ({_reason(exc)}) after {attempt + 1} tries; cannot decide"
-                ) from None
-            except requests.exceptions.RequestException as exc:
-                raise ResolverError(f"{url}: request failed ({_reason(exc)}); cannot decide") from None
-            if status >= 500 and attempt < self.retries:
-                attempt = self._wait(attempt)
+                if exc.retry:
+                    raise ResolverError(
+                        f"cannot reach {self.base} ({exc}) after {attempt + 1} tries; cannot decide"
+                    ) from None
+                raise ResolverError(f"{url}: request failed ({exc}); cannot decide") from None
+            if answer.status >= 500 and attempt < self.retries and self._wait(attempt, deadline):
+                attempt += 1
                 continue
-            if status >= 500:
-                raise ResolverError(f"{url} answered HTTP {status} {attempt + 1} times; cannot decide")
-            return status, data, etag
+            if answer.status >= 500:
+                raise ResolverError(f"{answer.url} answered HTTP {answer.status} {attempt + 1} times; cannot decide")
+            return answer
 
-    def _wait(self, attempt: int) -> int:
-        time.sleep(self.backoff * (2**attempt))
-        return attempt + 1
-
-    def _get_once(self, url: str, headers: dict[str, str]) -> tuple[int, bytes, str | None]:
-        import requests
-
-        response = self._session_().get(
-            url, headers=headers, timeout=(self.connect_timeout, self.read_timeout), stream=True
-        )
-        with response:
-            if response.status_code != 200:
-                return response.status_code, b"", None
-            length = response.headers.get("Content-Length", "")
-            if length.isdigit() and int(length) > self.max_bytes:
-                raise ResolverError(f"{url} sent {int(length):,} bytes, more than a Pith record may have "
-                                    f"({self.max_bytes:,}); cannot decide")
-            # A trickling server must not hold us forever: a deadline for the whole body.
-            deadline = time.monotonic() + 3 * self.read_timeout
-            chunks, total = [], 0
-            for chunk in response.iter_content(64 * 1024):
-                total += len(chunk)
-                if total > self.max_bytes:
-                    raise ResolverError(f"{url} sent more than {self.max_bytes:,} bytes, more than a Pith "
-                                        "record may have; cannot decide")
-                if time.monotonic() > deadline:
-                    raise requests.exceptions.ReadTimeout("body too slow")
-                chunks.append(chunk)
-            return 200, b"".join(chunks), response.headers.get("ETag")
+    def _wait(self, attempt: int, deadline: float) -> bool:
+        """Sleep before retry `attempt + 1`; False when the deadline leaves no time for it."""
+        pause = self.backoff * (2**attempt)
+        if time.monotonic() + pause >= deadline:
+            return False
+        time.sleep(pause)
+        return True
 
     # -- parsing and cache -------------------------------------------------------------------
     def _parse(self, data: bytes, name: str) -> dict[str, Any]:
@@ -255,31 +235,43 @@ class Resolver:
             raise ResolverError(f"{exc}; cannot decide") from None
 
     def _cache_path(self, number: PithNumber) -> Path:
-        return self.cache / "records" / f"{number.body}.json"
+        """One folder per resolver: a mirror's answers never stand in for another's."""
+        host = re.sub(r"[^A-Za-z0-9.-]+", "-", self.base.split("://", 1)[1])[:60]
+        tag = hashlib.sha256(self.base.encode()).hexdigest()[:12]
+        return self.cache / "records" / f"{host}-{tag}" / f"{number.body}.json"
 
-    def _cache_read(self, number: PithNumber) -> tuple[bytes, str | None] | None:
+    def _verifies(self, number: PithNumber, document: dict[str, Any]) -> bool:
+        from .verify import verify_document
+
+        try:
+            return verify_document(document, self.keys, expect=number).verified
+        except PithError:
+            return False
+
+    def _cache_read(self, number: PithNumber) -> tuple[dict[str, Any], str | None] | None:
+        """(document, etag) of a cache entry that still verifies; None for anything else."""
+        try:
+            entry = json.loads(self._cache_path(number).read_bytes())
+        except (OSError, ValueError):  # missing, unreadable, or not JSON: as if absent
+            return None
+        if not isinstance(entry, dict) or entry.get("base") != self.base or entry.get("number") != number.body:
+            return None
+        document, etag = entry.get("document"), entry.get("etag")
+        if not isinstance(document, dict) or not self._verifies(number, document):
+            return None
+        return document, etag if isinstance(etag, str) else None
+
+    def _cache_write(self, number: PithNumber, answer: net.Answer, document: dict[str, Any]) -> None:
+        """Keep only a record that verifies as `number`; a cache failure is not an error."""
+        if not self._verifies(number, document):
+            return
+        entry = {"base": self.base, "number": number.body, "url": answer.url, "etag": answer.etag,
+                 "document": document}
         path = self._cache_path(number)
         try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        try:
-            meta = json.loads(path.with_suffix(".meta").read_text("utf-8"))
-            etag = meta.get("etag") if isinstance(meta, dict) else None
-        except (OSError, ValueError):
-            etag = None
-        return data, etag if isinstance(etag, str) else None
-
-    def _cache_write(self, number: PithNumber, data: bytes, etag: str | None, document: dict[str, Any]) -> None:
-        """Keep only a record that hashes to the number asked for; a cache failure is not an error."""
-        try:
-            if number_of(canonical_of(document)).body != number.body:
-                return
-            path = self._cache_path(number)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path.with_suffix(".meta"), json.dumps({"etag": etag, "number": number.body}).encode())
-            write_atomic(path, data)
-        except (OSError, RecordError):
+            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+        except (OSError, OutputError):
             pass
 
 
@@ -301,14 +293,8 @@ def _number_in_answer(answer: Any, url: str) -> PithNumber:
                 except InvalidNumber as exc:
                     raise ResolverError(f"{url}: the answer's {key} is not usable ({exc})") from None
         if isinstance(answer.get("canonical_record"), dict):
-            return number_of(canonical_of(answer))
+            try:
+                return number_of(canonical_of(answer))
+            except RecordError as exc:
+                raise ResolverError(f"{url}: the answer's record is not usable ({exc})") from None
     raise ResolverError(f"{url}: the answer names no Pith Number")
-
-
-def _reason(exc: Exception) -> str:
-    """A short reason from requests' nested exceptions (the innermost message)."""
-    text = str(exc.args[0] if exc.args else exc)
-    for marker in ("Connection refused", "Name or service not known", "timed out", "Connection reset"):
-        if marker in text:
-            return marker.lower()
-    return text.split(":")[-1].strip(" )'\"") or type(exc).__name__

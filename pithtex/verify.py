@@ -38,6 +38,12 @@ class Report:
     canonical_sha256: str
     key_id: str | None = None
     checks: dict[str, Check] = field(default_factory=dict)
+    asked: PithNumber | None = None  # the number the user asked for (`expect`), if any
+
+    @property
+    def headline_number(self) -> PithNumber:
+        """What a report is about: the number asked for, else the one the record hashes to."""
+        return self.asked or self.number
 
     @property
     def failed(self) -> bool:
@@ -84,7 +90,7 @@ def verify_document(
     digest = canonical_sha256(record)
     number = PithNumber.from_sha256(digest, year=submitted_year(record))
     receipt = document.get("receipt") if isinstance(document.get("receipt"), dict) else None
-    report = Report(number=number, canonical_sha256=digest.hex())
+    report = Report(number=number, canonical_sha256=digest.hex(), asked=expect)
     checks = report.checks
     checks["hash"] = _check_hash(document, receipt, digest.hex())
     checks["number"] = _check_number(document, number)

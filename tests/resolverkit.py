@@ -1,8 +1,10 @@
 """A real HTTP server on 127.0.0.1 that plays the Pith resolver, scripted per path.
 
 Each path maps to a list of `Reply`s served in turn (the last one repeats), so a test can
-say "500, then 200", "200 with an ETag, then 304 when If-None-Match matches", "sleep", or
-"more bytes than a record may have". Every request is logged with its headers.
+say "500, then 200", "200 with an ETag, then 304 when If-None-Match matches", "sleep",
+"send one byte at a time" (`drip`, headers too with `drip_headers`), "redirect elsewhere"
+(`Reply.redirect`), or "more bytes than a record may have". Every request is logged with
+its headers.
 """
 
 from __future__ import annotations
@@ -25,10 +27,17 @@ class Reply:
     delay: float = 0.0  # seconds to sleep before answering
     etag: str | None = None  # sent as ETag; a matching If-None-Match gets 304
     length: bool = True  # send Content-Length (False: close-delimited body)
+    drip: float = 0.0  # seconds between single bytes of the body (a slow-drip server)
+    drip_headers: bool = False  # drip the status line and headers too, not only the body
 
     @classmethod
     def json(cls, document: Any, **kw: Any) -> Reply:
         return cls(body=json.dumps(document).encode(), headers={"Content-Type": "application/json"}, **kw)
+
+
+    @classmethod
+    def redirect(cls, location: str, status: int = 302) -> Reply:
+        return cls(status=status, headers={"Location": location})
 
 
 @dataclass
@@ -45,8 +54,16 @@ class FakeResolver:
         self._closing = threading.Event()
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
+        self.server.handle_error = self._handle_error  # type: ignore[method-assign]
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def _handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a deadline, an unread redirect body) is expected here."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            http.server.ThreadingHTTPServer.handle_error(self.server, request, client_address)
 
     def route(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)
@@ -83,6 +100,12 @@ class FakeResolver:
                 reply = fake._next(self.path, {k.lower(): v for k, v in self.headers.items()})
                 if reply.delay:
                     fake._closing.wait(reply.delay)
+                if reply.drip_headers:
+                    head = (f"HTTP/1.1 {reply.status} OK\r\nContent-Length: {len(reply.body)}\r\n"
+                            "Content-Type: application/json\r\n\r\n").encode()
+                    self._drip(head + reply.body, reply.drip)
+                    self.close_connection = True
+                    return
                 if reply.etag and self.headers.get("If-None-Match") == reply.etag:
                     self.send_response(304)
                     self.send_header("ETag", reply.etag)
@@ -100,8 +123,20 @@ class FakeResolver:
                     self.send_header("Connection", "close")
                     self.close_connection = True
                 self.end_headers()
+                if reply.drip:
+                    self._drip(reply.body, reply.drip)
+                    return
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(reply.body)
+
+            def _drip(self, data: bytes, pause: float) -> None:
+                """One byte, a pause, the next byte: until done, the client leaves, or we close."""
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    for i in range(len(data)):
+                        if fake._closing.wait(pause):
+                            return
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
 
         return Handler
 

@@ -20,6 +20,7 @@ def test_bundle_keeps_subfolder_files_named_without_extension(tmp_path: Path):
         (paper / name).write_text("x")
     (paper / "00README.json").write_text(json.dumps({"process": {"compiler": "latex"}}))
     out = tmp_path / "out" / "upload.tar.gz"
+    out.parent.mkdir()  # -o never creates folders (pithtex/files.py)
     p = pithtex_cli("bundle", str(paper), "-o", str(out), "--json", timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr
     j = json.loads(p.stdout)

@@ -57,7 +57,7 @@ def test_valid_record_is_fetched_verified_and_cached(fake, tmp_path):
     got = client(fake, tmp_path).fetch_record(N)
     assert got.source == "network" and got.url == fake.base + PATH
     assert verify_document(got.document, expect=N).verified
-    assert (tmp_path / "cache" / "records" / f"{BODY}.json").exists()
+    assert len(list((tmp_path / "cache" / "records").rglob(f"{BODY}.json"))) == 1
     assert fake.requests[0].headers["accept"] == "application/json"
     assert "pithtex/" in fake.requests[0].headers["user-agent"]
 
@@ -67,7 +67,7 @@ def test_tampered_record_fails_verification_and_is_not_cached(fake, tmp_path):
     got = client(fake, tmp_path).fetch_record(N)
     report = verify_document(got.document, expect=N)
     assert report.exit_code == 1 and report.checks["expected"].status == "fail"
-    assert not (tmp_path / "cache" / "records" / f"{BODY}.json").exists()
+    assert not list((tmp_path / "cache").rglob("*.json"))
 
 
 def test_bad_signature_fails(fake, tmp_path):
@@ -164,12 +164,16 @@ def test_offline_reads_only_the_cache(fake, tmp_path):
     assert verify_document(got.document, expect=N).verified
 
 
-def test_corrupt_cache_is_reported_not_trusted(fake, tmp_path):
-    path = tmp_path / "cache" / "records" / f"{BODY}.json"
-    path.parent.mkdir(parents=True)
-    path.write_text("{broken")
-    with pytest.raises(ResolverError, match=r"cached copy .* not valid JSON"):
+def test_corrupt_cache_is_ignored_then_replaced(fake, tmp_path):
+    fake.record(BODY, Reply.json(seed_doc()))
+    client(fake, tmp_path).fetch_record(N)
+    [entry] = (tmp_path / "cache").rglob(f"{BODY}.json")
+    entry.write_text("{broken")
+    with pytest.raises(ResolverError, match=r"no cached record .* that verifies"):
         client(fake, tmp_path, offline=True).fetch_record(N)
+    assert client(fake, tmp_path).fetch_record(N).source == "network"  # no If-None-Match for junk
+    assert "if-none-match" not in fake.hits(PATH)[-1].headers
+    assert client(fake, tmp_path, offline=True).fetch_record(N).source == "cache"
 
 
 def test_fallback_to_content_negotiation(fake, tmp_path):

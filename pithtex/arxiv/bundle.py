@@ -17,12 +17,12 @@ import io
 import os
 import posixpath
 import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import sty
 from ..errors import PithError, Refused
+from ..files import atomic_output, output_path
 from . import sandbox, texlive
 from .check import Check, Result, analyse, check_path
 from .scan import scan
@@ -44,8 +44,7 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: flo
     out = Path(out)
     if not out.name.endswith((".tar.gz", ".tgz")):
         raise PithError(f"{out}: the upload archive must be a .tar.gz (or .tgz)")
-    if out.is_dir():
-        raise PithError(f"{out}: is a folder; give the archive's file name")
+    output_path(out)  # refuse a folder, device, FIFO or missing folder before compiling
     with open_upload(path, mains) as original, sandbox.scratch() as tmp, texlive.private_trees(tmp) as trees:
         staged = stage(original, tmp / "stage")
         (tmp / "build").mkdir()
@@ -131,20 +130,14 @@ def used_files(upload: Upload, result: Result, run: sandbox.RouteRun) -> list[st
 
 
 def write_archive(root: Path, files: list[str], out: Path) -> None:
-    """A reproducible .tar.gz (sorted, mtime 0, root-owned, 0644), written atomically."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".pithtex-", suffix=".tar.gz", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz, \
-                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
-            for rel in files:
-                data = (root / rel).read_bytes()
-                info = tarfile.TarInfo(rel)
-                info.size, info.mode, info.mtime = len(data), 0o644, 0
-                info.uid = info.gid = 0
-                info.uname = info.gname = ""
-                tar.addfile(info, io.BytesIO(data))
-        os.replace(tmp_name, out)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    """A reproducible .tar.gz (sorted, mtime 0, root-owned, 0644 members), written through the
+    one output helper (atomic; the file's own mode from the umask, like any new file)."""
+    with atomic_output(out) as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz, \
+            tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel in files:
+            data = (root / rel).read_bytes()
+            info = tarfile.TarInfo(rel)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(data))

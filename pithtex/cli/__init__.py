@@ -26,8 +26,9 @@ examples:
   pithtex number --record examples/seed-record.json --json
   pithtex verify examples/seed-record.json
 
-exit codes: 0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided.
-Set PITHTEX_DEBUG=1 to see a traceback instead of a one-line error.
+exit codes: 0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
+70 a bug in pithtex (please report it). With --json, an error is also printed on stdout as
+{"error": "...", "exit_code": N}. PITHTEX_DEBUG=1 adds the traceback to an error line.
 """
 
 
@@ -47,10 +48,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors as one line and exit code 2."""
+    """argparse with usage errors as one line (and JSON with --json) and exit code 2."""
+
+    json_errors = False  # set by main() when the command line asks for --json
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")
         sys.exit(2)
 
 
@@ -68,7 +71,14 @@ def add_command(subparsers, name: str, help: str, description: str, epilog: str 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every outcome is an exit code from the contract, never a traceback
+    (except under PITHTEX_DEBUG=1, which adds one to the error line):
+    0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
+    70 a bug in pithtex (anything not foreseen), 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = _Parser.json_errors = "--json" in argv
+    _quiet_streams()
+    _terminate_cleanly()
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(first if first in COMMANDS else None)
     parser.__class__ = _Parser
@@ -80,23 +90,70 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(module.run(args) or 0)
     except PithError as exc:
-        if os.environ.get("PITHTEX_DEBUG"):
-            raise
-        print(f"pithtex: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _report_error(str(exc), exc.exit_code, as_json, exc)
     except KeyboardInterrupt:
-        print("pithtex: interrupted", file=sys.stderr)
-        return 130
+        # The decision is made: a second Ctrl-C (an impatient user) must not kill the process
+        # by the signal while it reports, which would end it with -SIGINT instead of 130.
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return _report_error("interrupted", 130, as_json)
     except BrokenPipeError:
-        return 0
-    except Exception as exc:  # the last line of defence: never a traceback for a user
-        if os.environ.get("PITHTEX_DEBUG"):
-            raise
-        print(f"pithtex: internal error: {type(exc).__name__}: {exc} (PITHTEX_DEBUG=1 shows more)", file=sys.stderr)
-        return 70
+        return 0  # the reader (e.g. `| head`) has what it wanted
+    except OSError as exc:  # the system refused (permissions, space, I/O): unusable, not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _report_error(f"{where}{exc.strerror or exc}", 2, as_json, exc)
+    except Exception as exc:  # anything else is a bug: say so, never as if the input were bad
+        message = (f"internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
+                   "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
+        return _report_error(message, BUG, as_json, exc)
+
+
+BUG = 70  # EX_SOFTWARE
+
+
+def _report_error(message: str, code: int, as_json: bool, exc: BaseException | None = None,
+                  prefix: str = "pithtex: ") -> int:
+    """One line on stderr (after the traceback under PITHTEX_DEBUG=1); with --json also
+    {"error", "exit_code"} on stdout, unless the command already printed its JSON report."""
+    if exc is not None and os.environ.get("PITHTEX_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    message = " ".join(message.split())  # one line, whatever the exception text held
+    print(f"{prefix}{message}", file=sys.stderr)
+    if as_json and not _emitted:
+        emit_json({"error": message, "exit_code": code})
+    return code
+
+
+def _terminate_cleanly() -> None:
+    """SIGTERM (a `kill`, a CI timeout) unwinds like Ctrl-C does, so half-written temporary
+    files and scratch folders are removed on the way out; the exit code stays 143."""
+    import signal
+
+    def terminated(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, terminated)
+
+
+def _quiet_streams() -> None:
+    """Text that cannot be encoded (a file name in a foreign encoding) is escaped, not fatal."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+_emitted = False
 
 
 def emit_json(value: object) -> None:
+    """Print the command's one JSON document on stdout."""
     import json
 
+    global _emitted
+    _emitted = True
     print(json.dumps(value, indent=2, ensure_ascii=False))

@@ -29,6 +29,10 @@ The embed (--format embed) writes badge.html plus pith-badge.js beside it (with 
 npm package pith-badge from a CDN, pinned by its hash): the reader's browser checks the
 record itself, every time, and says verified, invalid or unchecked.
 Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
+
+output: without -o (or with -o -) text goes to stdout; a PNG only when stdout is not a
+terminal. -o writes a regular file (a symlink is followed to its target; devices, FIFOs and
+folders are refused) in a folder that must exist; svg/png/qr need a matching .svg/.png name.
 """
 
 TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
@@ -49,7 +53,8 @@ def register(subparsers) -> None:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--record", metavar="FILE", help="verify this record file; 'verified' if it holds")
     source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
-    p.add_argument("--offline", action="store_true", help="with --online: the cached record only")
+    source.add_argument("--offline", action="store_true",
+                        help="verify the cached record (from an earlier --online) without the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too")
     p.add_argument("--format", "-f", choices=("svg", "png", "qr", "html", "md", "rst", "embed"), default="svg")
@@ -68,8 +73,9 @@ def run(args) -> int:
     from ..errors import PithError
     from ..number import PithNumber
 
-    if args.offline and not args.online:
-        args.online = True
+    if args.output == "-":
+        args.output = None  # `-o -` is stdout, as without -o
+    _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write
     if args.arxiv:
         number, state = _arxiv(args)
     elif args.number:
@@ -83,14 +89,11 @@ def run(args) -> int:
 
 def _run_format(args, number, state) -> int:
     from .. import badge
-    from ..errors import PithError
 
     fmt = args.format
     if fmt == "svg":
         return _emit(args, badge.svg(number, state, args.theme))
     if fmt == "png":
-        if not args.output and sys.stdout.isatty():
-            raise PithError("a PNG badge needs -o FILE.png (it is not printed to a terminal)")
         if badge.png_font_path() is None:
             _note("DejaVu Sans (Debian: fonts-dejavu-core) is missing; the PNG uses Pillow's built-in font")
         return _emit(args, badge.png(number, state, args.theme, args.scale))
@@ -106,12 +109,34 @@ def _run_format(args, number, state) -> int:
     return _emit(args, text)
 
 
+# An image written under another format's extension is a broken image: refuse the mismatch.
+IMAGE_SUFFIXES = {"svg": (".svg",), "png": (".png",), "qr": (".svg", ".png")}
+
+
+def _check_output(args, fmt: str) -> None:
+    """Refuse, before any work, what would be wrong to write: binary to a terminal, an
+    image under a mismatched extension, a path that is not a regular file."""
+    from ..errors import PithError
+    from ..files import output_path
+
+    if not args.output:
+        if fmt == "png" and sys.stdout.isatty():
+            raise PithError("a PNG badge is binary: give -o FILE.png, or redirect stdout (not a terminal)")
+        return
+    output_path(args.output)
+    suffix = Path(args.output).suffix.lower()
+    allowed = IMAGE_SUFFIXES.get(fmt)
+    if allowed and suffix not in allowed:
+        raise PithError(f"{args.output}: --format {fmt} writes {' or '.join(allowed)} files, "
+                        f"not {suffix or 'a name without extension'}; give a matching file name")
+
+
 def _state(args, number):
     """Verify the given or fetched record: its state word, with a note unless 'verified'."""
     from .. import badge, brand
     from ..errors import PithError
 
-    if not args.record and not args.online:
+    if not args.record and not args.online and not args.offline:
         return badge.BadgeState()
     keys = _keys(args)
     try:
@@ -122,7 +147,7 @@ def _state(args, number):
         else:
             from ..resolver import Resolver
 
-            document = Resolver(args.base_url, offline=args.offline).fetch_record(number).document
+            document = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number).document
     except PithError as exc:
         if args.record and not Path(args.record).exists():
             raise
@@ -142,8 +167,9 @@ def _arxiv(args):
     if args.number or args.record:
         raise PithError("--arxiv names the number itself: give no ID and no --record with it")
     asked = ArxivId.parse(args.arxiv)
-    number, fetched = Resolver(args.base_url, offline=args.offline).fetch_arxiv(asked)
-    report = verify_document(fetched.document, _keys(args), expect=number, arxiv=asked)
+    keys = _keys(args)
+    number, fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_arxiv(asked)
+    report = verify_document(fetched.document, keys, expect=number, arxiv=asked)
     return number, _noted(badge.state_of_report(report))
 
 
@@ -173,7 +199,6 @@ def _embed(args, number) -> int:
         sys.stdout.write(snippet)
         return 0
     out = Path(args.output)
-    _check_folder(out)
     if not args.cdn:
         write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
@@ -184,23 +209,12 @@ def _emit(args, content: str | bytes) -> int:
     from ..files import write_atomic
 
     if args.output:
-        out = Path(args.output)
-        _check_folder(out)
-        write_atomic(out, content)
+        write_atomic(args.output, content)
     elif isinstance(content, bytes):
         sys.stdout.buffer.write(content)
     else:
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
     return 0
-
-
-def _check_folder(out: Path) -> None:
-    from ..errors import PithError
-
-    if out.is_dir():
-        raise PithError(f"{out}: is a folder; give a file name for -o")
-    if not out.parent.is_dir():
-        raise PithError(f"{out}: the folder {out.parent} does not exist")
 
 
 def _note(message: str) -> None:

@@ -72,6 +72,7 @@ def run(args) -> int:
         if not outdir.is_dir():
             raise PithError(f"{args.output}: with several inputs, -o must be an existing folder")
     tasks = [Task(src, _target(src, args, outdir), opts, args.revert) for src in sources]
+    _refuse_collisions(tasks)
     if len(tasks) == 1:
         outcome = run_one(tasks[0])
         _report([outcome.as_dict()], [], args.json)
@@ -104,15 +105,44 @@ def _password(args) -> bytes | None:
 
 
 def _target(src, args, outdir):
+    """Where `src` goes, checked by the one output rule (regular files only, a symlink is
+    followed to its target, the folder must exist) before anything is read or written."""
+    from pathlib import Path
+
+    from ..files import output_path
     from ..pdf.stamp import default_output
 
     if args.in_place:
-        return src
+        return output_path(src)
     if outdir is not None:
-        return outdir / src.name
+        return output_path(outdir / src.name)
     if args.output:
-        return __import__("pathlib").Path(args.output)
-    return default_output(src)
+        return output_path(Path(args.output))
+    return output_path(default_output(src))
+
+
+def _refuse_collisions(tasks) -> None:
+    """Two inputs written to one file, or one input's output overwriting another input, would
+    silently lose a result: refuse the whole batch before writing anything."""
+    import os
+
+    from ..errors import PithError
+
+    if len(tasks) < 2:
+        return
+    by_target: dict[str, object] = {}
+    for task in tasks:
+        key = os.path.normcase(os.path.realpath(task.output))
+        if key in by_target:
+            raise PithError(f"{by_target[key]} and {task.source} would both be written to {task.output}; "
+                            "stamp them in separate runs (or into different folders)")
+        by_target[key] = task.source
+    inputs = {os.path.normcase(os.path.realpath(t.source)): t.source for t in tasks}
+    for task in tasks:
+        other = inputs.get(os.path.normcase(os.path.realpath(task.output)))
+        if other is not None and other != task.source:
+            raise PithError(f"the output of {task.source} would replace {other}, another input; "
+                            "stamp them in separate runs")
 
 
 def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool) -> None:

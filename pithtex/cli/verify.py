@@ -23,8 +23,11 @@ A record fetched from the resolver (--online) is checked exactly like a file: th
 is never trusted. An arXiv id is resolved with /api/pith-number/resolve?arxiv=ID; the
 record must then hash to the number the resolver named and be of that paper (and of that
 version, when the id has one), or the result is invalid. The resolver is https://pith.science
-unless --base-url or PITH_BASE_URL say otherwise; records are cached under
-$XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex).
+unless --base-url or PITH_BASE_URL say otherwise. PITH_TIMEOUT (seconds, default 20) bounds
+one whole fetch: connect, headers, redirects, body and retries. Only records that verify
+are cached, per resolver, under $XDG_CACHE_HOME/pithtex (default ~/.cache/pithtex), and
+re-verified whenever they are read. A record file is verified from its own contents:
+--online/--offline are for IDs, arXiv ids and PDFs.
 
 result and exit code: verified (0); invalid (1: something verifiably failed: tampered
 record, wrong number, bad signature, another paper's record); unchecked (3: cannot be
@@ -51,9 +54,11 @@ def register(subparsers) -> None:
     p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
     p.add_argument("--title", help="also check that this title hashes to the record's title_canon_sha256")
     p.add_argument("--number", metavar="ID", help="also check that the record is this Pith Number")
-    p.add_argument("--online", action="store_true",
-                   help="fetch the record of a Pith Number, arXiv id or PDF from the resolver (the default for those)")
-    p.add_argument("--offline", action="store_true", help="use only the cached record; never the network")
+    network = p.add_mutually_exclusive_group()
+    network.add_argument("--online", action="store_true", help="fetch the record of a Pith Number, arXiv id or "
+                         "PDF from the resolver (the default for those)")
+    network.add_argument("--offline", action="store_true",
+                         help="for a Pith Number or PDF: use only the cached record; never the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
@@ -61,7 +66,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from ..arxivid import ArxivId, looks_like
-    from ..errors import InvalidNumber
+    from ..errors import InvalidNumber, PithError
     from ..number import PithNumber
     from ..trust import load_keys, pinned_keys
 
@@ -75,6 +80,10 @@ def run(args) -> int:
     if path.exists() and not path.is_dir() and _is_pdf(path):
         return _run_online(args, _number_from_pdf(path, args.password), keys, source=target)
     if path.exists() or "/" in target or "." in target:
+        if (args.online or args.offline) and path.exists():
+            flag = "--online" if args.online else "--offline"
+            raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {target} is verified from its "
+                            f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
         return _run_file(args, keys)
     try:
         number = PithNumber.parse(target)
@@ -102,10 +111,10 @@ def _run_online(args, number, keys, source: str) -> int:
     if args.number and PithNumber.parse(args.number).body != number.body:
         raise PithError(f"{source} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
     try:
-        fetched = Resolver(args.base_url, offline=args.offline).fetch_record(number)
+        fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number)
     except PithError as exc:
         if args.json:
-            emit_json(_failed_fetch(number, str(exc)))
+            emit_json(_failed_fetch(number, exc))
         raise
     report = verify_document(fetched.document, keys, title=args.title, expect=number)
     report.checks = {"fetch": Check("pass", fetched.detail), **report.checks}
@@ -120,10 +129,10 @@ def _run_arxiv(args, asked, keys) -> int:
     from ..verify import Check, verify_document
 
     try:
-        number, fetched = Resolver(args.base_url, offline=args.offline).fetch_arxiv(asked)
+        number, fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_arxiv(asked)
     except PithError as exc:
         if args.json:
-            emit_json({**_failed_fetch(None, str(exc), "resolve"), "arxiv": str(asked)})
+            emit_json({**_failed_fetch(None, exc, "resolve"), "arxiv": str(asked)})
         raise
     report = verify_document(fetched.document, keys, title=args.title, expect=number, arxiv=asked)
     wanted = PithNumber.parse(args.number) if args.number else None
@@ -137,12 +146,14 @@ def _run_arxiv(args, asked, keys) -> int:
     return _print(args, report, f"{asked.prefixed} via {fetched.url}")
 
 
-def _failed_fetch(number, message: str, step: str = "fetch") -> dict:
-    """The JSON report when no record could be had: same keys as a report, nothing verified."""
+def _failed_fetch(number, exc, step: str = "fetch") -> dict:
+    """The JSON report when no record could be had: same keys as a report, nothing verified,
+    plus the "error" and "exit_code" every --json error carries."""
     return {
         "verified": False, "state": "unchecked", "number": number and number.body,
         "long": number and number.long, "short": number and number.short, "url": number and number.url,
-        "canonical_sha256": None, "key_id": None, "checks": {step: "unknown"}, "details": {step: message},
+        "canonical_sha256": None, "key_id": None, "checks": {step: "unknown"}, "details": {step: str(exc)},
+        "error": str(exc), "exit_code": exc.exit_code,
     }
 
 
@@ -183,7 +194,7 @@ def _print(args, report, source: str) -> int:
 
 
 def print_report(report, source: str) -> None:
-    print(f"{report.number}  {STATE_OF_EXIT[report.exit_code]}  ({source})")
+    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({source})")
     for name, check in report.checks.items():
         print(f"  [{MARKS[check.status]}] {name:<10} {check.detail}")
     if report.verified:

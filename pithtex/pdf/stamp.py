@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import PithError, Refused
+from ..files import append_in_place, atomic_output, output_path
 from ..number import PithNumber
 from .facts import Facts, read_facts
 from .objects import Name, PdfSyntaxError, Ref, Stream
@@ -79,10 +80,9 @@ def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
         keep, tail, outcome = plan
         outcome = outcome._replace(output=str(output))
         if in_place and keep == pdf.size:
-            from ..files import append_in_place
-
+            # Appended to the file itself (a symlink followed to it, as every output is).
             commit = tail.rindex(b"startxref")
-            append_in_place(src, pdf.size, tail, commit, _interim(tail[commit:], pdf.startxref))
+            append_in_place(output_path(output), pdf.size, tail, commit, _interim(tail[commit:], pdf.startxref))
         else:
             _write(output, src, keep, tail, in_place=in_place)
         return outcome
@@ -351,36 +351,12 @@ _CHUNK = 1 << 24
 
 
 def _write(target: Path, src: Path, keep: int, tail: bytes, in_place: bool) -> None:
-    """target := first `keep` bytes of src + tail, atomically (temp file, rename; fsync when in place)."""
-    fd, tmp = _temp_file(target)
-    try:
-        with os.fdopen(fd, "wb") as out, open(src, "rb") as fin:
-            _copy(fin.fileno(), out.fileno(), keep)
-            out.seek(keep)
-            out.write(tail)
-            out.flush()
-            if in_place:
-                os.fsync(out.fileno())
-        mode = src.stat().st_mode & 0o777 if in_place else 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _temp_file(target: Path) -> tuple[int, str]:
-    """A new hidden file beside the target (same file system, so the rename is atomic).
-
-    Our own instead of tempfile.mkstemp: importing tempfile costs more than a whole stamp.
-    """
-    for attempt in range(100):
-        path = str(target.parent / f".{target.name}.{os.getpid()}.{attempt}.tmp")
-        try:
-            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
-        except FileExistsError:
-            continue
-    raise StampError(f"{target}: cannot create a temporary file beside it")
+    """target := first `keep` bytes of src + tail, through the one output helper (temp file,
+    rename, the replaced file's mode kept; fsync when in place)."""
+    with atomic_output(target, sync=in_place) as out, open(src, "rb") as fin:
+        _copy(fin.fileno(), out.fileno(), keep)
+        out.seek(keep)
+        out.write(tail)
 
 
 def _copy(fin: int, fout: int, count: int) -> None:
@@ -402,9 +378,3 @@ def _copy(fin: int, fout: int, count: int) -> None:
         os.lseek(fout, done, os.SEEK_SET)
         os.write(fout, chunk)
         done += len(chunk)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
