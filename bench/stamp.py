@@ -6,8 +6,10 @@ median wall time of several runs and peak memory (max RSS from /usr/bin/time). T
 `pithtex stamp --in-place` on the 70 MB file, and batch throughput over the corpus
 against exiftool's batch mode.
 
-Targets: <= 0.75x exiftool's wall time on both files; peak memory <= 64 MiB +
-10% of the file; --in-place on the 70 MB file <= 150 ms; batch >= 3x exiftool's files/s.
+Targets: <= 0.75x exiftool's wall time on both files, <= 0.35x on the ~780-page text PDF;
+peak memory <= 64 MiB + 10% of the file; --in-place on the 70 MB file within 1.3x of
+`pithtex --version`'s whole-process time (the update is appended, O(update), so what
+remains is interpreter start-up and two fsyncs); batch >= 3x exiftool's files/s.
 Run: .venv/bin/python bench/stamp.py [RUNS]
 """
 
@@ -102,12 +104,18 @@ def compare(label: str, pdf: Path, work: Path, runs: int) -> dict[str, tuple[flo
     }
     size = pdf.stat().st_size / 2**20
     print(f"\n{label}: {pdf.stat().st_size / 1e6:.1f} MB, median of {runs} runs, whole process")
-    results = {name: measure(cmd, runs, fresh) for name, cmd in tools.items()}
+    # Round robin (one run of each tool in turn), so all see the same machine load.
+    rounds = {name: [] for name in tools}
+    for _ in range(runs):
+        for name, cmd in tools.items():
+            rounds[name].append(measure(cmd, 1, fresh))
+    results = {name: (statistics.median(t for t, _m in got), max(m for _t, m in got)) for name, got in rounds.items()}
     for name, (secs, peak) in results.items():
         print(f"  {name:<14} {secs * 1000:7.0f} ms  {peak:6.1f} MiB peak")
     ours, exif = results["pithtex stamp"][0], results["exiftool"][0]
     budget = 64 + 0.10 * size
-    print(f"  ratio pithtex/exiftool: {ours / exif:.2f}x (target <= 0.75x)  "
+    target = "0.35x" if "text" in label else "0.75x"
+    print(f"  ratio pithtex/exiftool: {ours / exif:.2f}x (target <= {target})  "
           f"memory {results['pithtex stamp'][1]:.1f} MiB (budget {budget:.1f} MiB)")
     return results
 
@@ -118,9 +126,14 @@ def in_place(pdf: Path, work: Path, runs: int) -> float:
         shutil.copyfile(pdf, target)
         os.sync()  # flush the setup copy first, so its write-back is not billed to the stamp
 
-    secs, peak = measure([PITHTEX, "stamp", str(target), "--number", NUMBER, "--in-place"], runs, fresh)
-    print(f"\n--in-place on {pdf.stat().st_size / 1e6:.0f} MB: {secs * 1000:.0f} ms median, {peak:.1f} MiB peak "
-          f"(target <= 150 ms)")
+    # Side by side, alternating, so both see the same machine load.
+    stamp, version = [], []
+    for _ in range(runs):
+        stamp.append(measure([PITHTEX, "stamp", str(target), "--number", NUMBER, "--in-place"], 1, fresh)[0])
+        version.append(measure([PITHTEX, "--version"], 1)[0])
+    secs, base = statistics.median(stamp), statistics.median(version)
+    print(f"\n--in-place on {pdf.stat().st_size / 1e6:.0f} MB: {secs * 1000:.0f} ms median; "
+          f"`pithtex --version` {base * 1000:.0f} ms; ratio {secs / base:.2f}x (target <= 1.3x)")
     return secs
 
 

@@ -41,6 +41,7 @@ _EXPORTS = {
     "InvalidNumber": "errors",
     "RecordError": "errors",
     "inspect_pdf": "pdf.inspect",
+    "facts_of": "pdf.facts",
     "stamp_file": "pdf.stamp",
 }
 

@@ -1,55 +1,36 @@
 """After compiling: is the pith number in the PDF, and is the badge where arXiv leaves it alone?
 
-Info and XMP come from `pithtex.pdf.inspect.inspect_pdf` (the one reader of pith
-metadata). Page 1's link annotations are read here with pypdf, because the question is
-about page 1 only and about positions: arXiv stamps its own grey text into the left
-margin of page 1 (x ≈ 12-32 pt), so nothing of ours may sit in the left 40 pt band.
+Everything is read by `pithtex.pdf.facts` (the one reader of a PDF's pith facts): Info,
+XMP, page 1's pith links with their rectangles and /OutputIntents. arXiv stamps its own
+grey text into the left margin of page 1, so nothing of ours may start in the left
+`ARXIV_BAND` (40 pt) of the page.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .. import brand
+from ..pdf.facts import ARXIV_BAND, Facts, facts_of
 from .diagnostic import Diagnostic, error, warning
 
-LEFT_BAND_PT = 40.0
-# Any host: pith's baseurl= option may point at a mirror.
-_PITH_URI = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")
+LEFT_BAND_PT = ARXIV_BAND
 
 
-def inspect_metadata(pdf: Path) -> dict:
+def inspect_metadata(pdf: Path | Facts) -> dict:
     """{'info': body|None, 'xmp': body|None}, read by the one reader of pith metadata."""
-    from ..pdf.inspect import inspect_pdf
-
-    sources = inspect_pdf(pdf).get("sources") or {}
-    return {"info": sources.get("info"), "xmp": sources.get("xmp")}
+    sources = (pdf if isinstance(pdf, Facts) else facts_of(pdf, pages=1)).sources
+    return {key: sources[key].body if key in sources else None for key in ("info", "xmp")}
 
 
-def page_one(pdf: Path) -> dict:
-    """Page 1's pith links with their rectangles, the page's left edge, and /OutputIntents."""
-    import logging
-
-    from pypdf import PdfReader
-
-    # pypdf logs harmless oddities of TeX-made PDFs (duplicate keys) to stderr: not ours to show.
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-    reader = PdfReader(pdf)
-    page = reader.pages[0]
-    left = float(page.mediabox.left)
-    links = []
-    for annot in page.get("/Annots") or []:
-        a = annot.get_object()
-        action = a.get("/A")
-        uri = str(action.get_object().get("/URI", "")) if action else ""
-        m = _PITH_URI.search(uri)
-        if a.get("/Subtype") == "/Link" and m:
-            x0, y0, x1, y1 = (float(v) for v in a["/Rect"])
-            links.append({"uri": uri, "body": m.group(1).upper(), "rect": [round(min(x0, x1) - left, 2),
-                          round(min(y0, y1), 2), round(max(x0, x1) - left, 2), round(max(y0, y1), 2)]})
-    intents = "/OutputIntents" in reader.trailer["/Root"]
-    return {"links": links, "output_intents": intents}
+def page_one(pdf: Path | Facts) -> dict:
+    """Page 1's pith links with their rectangles (from the page's left edge), and /OutputIntents."""
+    facts = pdf if isinstance(pdf, Facts) else facts_of(pdf, pages=1)
+    left = facts.page1_left
+    links = [{"uri": lk.uri, "body": lk.number.body,
+              "rect": [round(lk.rect[0] - left, 2), round(lk.rect[1], 2), round(lk.rect[2] - left, 2),
+                       round(lk.rect[3], 2)] if lk.rect else None} for lk in facts.page1_links]
+    return {"links": links, "output_intents": facts.output_intents}
 
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
@@ -59,9 +40,10 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
     badge=none, and a manual badge may sit on a later page (a warning, not an error).
     """
-    meta = inspect_metadata(pdf)
-    p1 = page_one(pdf)
-    in_band = [lk for lk in p1["links"] if lk["rect"][0] < LEFT_BAND_PT]
+    facts = facts_of(pdf, pages=1)
+    meta = inspect_metadata(facts)
+    p1 = page_one(facts)
+    in_band = [lk for lk in p1["links"] if lk["rect"] and lk["rect"][0] < LEFT_BAND_PT]
     facts = {"info": meta["info"], "xmp": meta["xmp"], "page1_links": p1["links"],
              "left_band_clear": not in_band, "output_intents": p1["output_intents"]}
     diags: list[Diagnostic] = []

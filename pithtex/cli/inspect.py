@@ -11,7 +11,8 @@ examples:
 
 Reads the number from the Info dictionary, the XMP packet, link annotations to pith URLs and
 an attached record; says whether a pithtex update is present and whether the sources agree.
-exit codes: 0 read, 1 encrypted, 2 not a readable PDF.
+Encrypted PDFs are read with the empty user password, or --password.
+exit codes: 0 read, 1 encrypted and cannot be opened, 2 not a readable PDF.
 """
 
 
@@ -24,22 +25,24 @@ def register(subparsers) -> None:
         epilog=EPILOG,
     )
     p.add_argument("pdf", metavar="PDF", help="the PDF to read")
+    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 
 def run(args) -> int:
     from ..pdf.inspect import inspect_pdf
 
-    result = inspect_pdf(args.pdf)
-    if result["encrypted"] and not args.json:
+    result = inspect_pdf(args.pdf, args.password.encode("utf-8") if args.password else None)
+    locked = result["encrypted"] and not result["encryption"]["opened"]
+    if locked and not args.json:
         from ..errors import Refused
 
-        raise Refused(f"{args.pdf}: encrypted PDF: its metadata cannot be read")
+        raise Refused(f"{args.pdf}: encrypted PDF: {result['encryption']['reason']}")
     if args.json:
         emit_json(result)
     else:
         _print(result)
-    return 1 if result["encrypted"] else 0
+    return 1 if locked else 0
 
 
 def _print(r: dict) -> None:
@@ -54,7 +57,11 @@ def _print(r: dict) -> None:
     if r["pdfa"]:
         rows.append(("PDF/A", r["pdfa"]))
     if r["signed"]:
-        rows.append(("signed", "yes"))
+        rows.append(("signed", "yes, certified (/DocMDP)" if r.get("certified") else "yes"))
+    if r["encrypted"]:
+        rows.append(("encrypted", r["encryption"]["method"]))
+    if r.get("after_pithtex_update"):
+        rows.append(("changed after pithtex", ", ".join(r["after_pithtex_update"])))
     rows.append(("sources agree", "yes" if r["agree"] else ("no number found" if not r["sources"] else "NO")))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

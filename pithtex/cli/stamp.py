@@ -16,8 +16,11 @@ examples:
   pithtex stamp papers/*.pdf --record record.json -o stamped/ --jobs 4
 
 The original bytes are kept untouched at the start of the output; the update is marked, so a
-second stamp with the same number changes nothing and --revert gives the original back.
-Encrypted and damaged PDFs are refused; on signed PDFs only metadata changes (--force for more).
+second stamp with the same number changes nothing and --revert gives the original back
+(refused when other updates were appended after pithtex's: --force drops them too).
+Encrypted PDFs open with the empty user password or --password, and the update is encrypted
+like the rest of the file. Damaged PDFs are refused; on signed PDFs only metadata changes,
+on PDF/A files --badge (and --attach-record below PDF/A-3) need --force (for more, see README).
 """
 
 
@@ -36,12 +39,15 @@ def register(subparsers) -> None:
     which.add_argument("--record", metavar="FILE", help="take the number (and year) from this record file")
     where = p.add_mutually_exclusive_group()
     where.add_argument("-o", "--output", metavar="OUT", help="output file (a folder for several inputs)")
-    where.add_argument("--in-place", action="store_true", help="replace the input (temp file, fsync, rename)")
+    where.add_argument("--in-place", action="store_true",
+                       help="append the update to the input itself (fsync; cut back on failure)")
     p.add_argument("--badge", action="store_true", help="draw the pith badge with its link on page 1")
     p.add_argument("--attach-record", action="store_true", help="embed the --record file in the PDF")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="stamp N files at a time")
     p.add_argument("--force", action="store_true",
-                   help="replace a different number; allow badge/attachment on signed PDFs")
+                   help="replace a different number; allow badge/attachment on signed or PDF/A files; "
+                   "let --revert drop updates made after pithtex's")
+    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
@@ -86,9 +92,16 @@ def _options(args):
         path = __import__("pathlib").Path(args.record)
         number = number_of(canonical_of(load_document(path)))
         data = path.read_bytes() if args.attach_record else None
-        return Options(number, data, args.badge, args.attach_record, args.force)
+        return Options(number, data, args.badge, args.attach_record, args.force, _password(args))
     number = PithNumber.parse(args.number) if args.number else None
-    return Options(number, None, args.badge, args.attach_record, args.force)
+    return Options(number, None, args.badge, args.attach_record, args.force, _password(args))
+
+
+def _password(args) -> bytes | None:
+    """A password as the handler wants it: UTF-8 (R5/R6 use it as is; R2-R4 as Latin-1 bytes)."""
+    if args.password is None:
+        return None
+    return args.password.encode("utf-8")
 
 
 def _target(src, args, outdir):

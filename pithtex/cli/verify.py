@@ -60,6 +60,7 @@ def register(subparsers) -> None:
     network.add_argument("--offline", action="store_true",
                          help="for a Pith Number or PDF: use only the cached record; never the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
+    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
 
@@ -77,7 +78,7 @@ def run(args) -> int:
     if target.strip().lower().startswith("arxiv:") or (not path.exists() and looks_like(target)):
         return _run_arxiv(args, ArxivId.parse(target), keys)
     if path.exists() and not path.is_dir() and _is_pdf(path):
-        return _run_online(args, _number_from_pdf(path), keys, source=target)
+        return _run_online(args, _number_from_pdf(path, args.password), keys, source=target)
     if path.exists() or "/" in target or "." in target:
         if (args.online or args.offline) and path.exists():
             flag = "--online" if args.online else "--offline"
@@ -166,23 +167,22 @@ def _is_pdf(path: Path) -> bool:
         return False
 
 
-def _number_from_pdf(path: Path):
-    from ..errors import PithError, Refused, Undecidable
-    from ..number import PithNumber
+def _number_from_pdf(path: Path, password: str | None = None):
+    from ..errors import Refused, Undecidable
+    from ..pdf.facts import facts_of
 
-    try:
-        from ..pdf.inspect import inspect_pdf
-    except ImportError:
-        raise PithError(f"{path}: reading PDFs is not available in this build of pithtex") from None
-    found = inspect_pdf(path)
-    if not found.get("number"):
+    facts = facts_of(path, password.encode("utf-8") if password else None)
+    enc = facts.encryption
+    if enc is not None and not enc.opened:
+        raise Refused(f"{path}: encrypted PDF: {enc.reason}" if enc.password_needed
+                      else f"{path}: encrypted PDF that pithtex cannot open: {enc.reason}")
+    number = facts.number
+    if number is None:
         raise Undecidable(f"{path}: the PDF carries no Pith Number (no /PithNumber, XMP or pith link)")
-    sources = found.get("sources") or {}
-    if len(set(sources.values())) > 1:
-        listed = ", ".join(f"{where} {body}" for where, body in sources.items())
+    if not facts.agree:
+        listed = ", ".join(f"{where} {n.body}" for where, n in facts.sources.items())
         raise Refused(f"{path}: the PDF names different Pith Numbers ({listed})")
-    found = found["number"]
-    return PithNumber.parse(str(getattr(found, "body", found)))
+    return number
 
 
 def _print(args, report, source: str) -> int:

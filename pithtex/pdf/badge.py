@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import brand
 from ..number import PithNumber
+from .facts import ARXIV_BAND
 from .objects import Keyword, Name, Parser, PdfSyntaxError, Ref, Stream, format_number
 from .reader import PdfFile, decode_stream
 
@@ -21,7 +22,6 @@ FONT_SIZE = 8.0
 GAP = 2.5
 MARGIN = 36.0  # from the page's right edge
 EDGE = 18.0  # from the top (or bottom) edge
-ARXIV_BAND = 40.0
 # Helvetica advance widths (per 1000 em) for the characters a short form can hold.
 _WIDTHS = dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", (667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556,
                                                 833, 722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667,

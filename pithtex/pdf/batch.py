@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import PithError
 from .stamp import Options, Outcome, revert_file, stamp_file
 
 
-@dataclass
-class Task:
+class Task(NamedTuple):
     source: Path
     output: Path
     options: Options
@@ -20,7 +19,7 @@ class Task:
 
 def run_one(task: Task) -> Outcome:
     if task.revert:
-        return revert_file(task.source, task.output)
+        return revert_file(task.source, task.output, task.options.force, task.options.password)
     return stamp_file(task.source, task.output, task.options)
 
 

@@ -81,6 +81,13 @@ _LITERALS = {b"true": True, b"false": False, b"null": None}
 MAX_DEPTH = 64
 
 
+def _number(text: bytes) -> int | float:
+    """A numeric token; absurd ones (hundreds of digits) are damage, not numbers."""
+    if len(text) > 40:
+        raise PdfSyntaxError(f"number too long: {text[:20]!r}...")
+    return float(text) if b"." in text else int(text)
+
+
 class Parser:
     """Reads objects from a buffer starting at `pos`; `resolve_length` resolves `/Length R`."""
 
@@ -126,8 +133,7 @@ class Parser:
             if kind == 3:
                 return Ref(int(m.group(2)), int(m.group(3)))
             if kind == 4:
-                text = m.group(4)
-                return float(text) if b"." in text else int(text)
+                return _number(m.group(4))
             return _LITERALS[m.group(5)]
         self.skip()
         data, pos = self.data, self.pos
@@ -158,14 +164,14 @@ class Parser:
             text = m.group()
             self.pos = m.end()
             if b"." not in text:
-                value = int(text)
+                value = _number(text)
                 if _INT.fullmatch(text):
                     ref = _REF_TAIL.match(data, self.pos)
                     if ref:
                         self.pos = ref.end()
                         return Ref(value, int(ref.group(1)))
                 return value
-            return float(text)
+            return _number(text)
         word = self.keyword()
         if word == b"true":
             return True

@@ -22,14 +22,25 @@ _STARTXREF = re.compile(rb"startxref[\x00\t\n\x0c\r ]+(\d+)")
 _TABLE_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?:\r\n| \r| \n)")
 _LOOSE_ENTRY = re.compile(rb"[\x00\t\n\x0c\r ]*(\d+)[ ]+(\d+)[ ]+([nf])")
 _HEADER = re.compile(rb"%PDF-(\d\.\d)")
+_OBJSTM_PAIR = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,10})")
 
 
 class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
 
 
-# What a malformed file can raise while it is parsed; each becomes one clear sentence.
-READ_FAILURES = (OSError, ValueError, TypeError, IndexError, KeyError, RecursionError, OverflowError)
+class EncryptionError(ValueError):
+    """An encrypted file the standard handler cannot open (and why, in one clause)."""
+
+
+class PasswordNeeded(EncryptionError):
+    """The file needs a user password that was not given (or the one given is wrong)."""
+
+
+# What reading a file can raise: the file system's errors, damage (every ValueError the
+# parser meets is turned into `Damaged` where the bytes are read) and encryption we cannot
+# open. Anything else (TypeError, KeyError, ...) is a bug of ours and must surface as one.
+READ_FAILURES = (OSError, Damaged, PdfSyntaxError, EncryptionError)
 
 
 def read_failure(path: Path | str, exc: BaseException) -> str:
@@ -40,13 +51,55 @@ def read_failure(path: Path | str, exc: BaseException) -> str:
         return f"{path}: is a directory, not a PDF"
     if isinstance(exc, (Damaged, PdfSyntaxError)):
         return f"{path}: damaged or not a PDF, refusing to repair it silently ({exc})"
-    return f"{path}: cannot be read as a PDF ({type(exc).__name__}: {exc})"
+    if isinstance(exc, EncryptionError):
+        return f"{path}: encrypted PDF: {exc}"
+    return f"{path}: cannot be read as a PDF ({exc.strerror if isinstance(exc, OSError) else exc})"
+
+
+class XrefRows:
+    """An xref stream's entries, decoded row by row when asked for.
+
+    A long paper's xref stream lists thousands of objects; a stamp looks up a dozen, so
+    decoding them all up front would be most of its work.
+    """
+
+    def __init__(self, data: bytes, widths: list[int], index: list[int]) -> None:
+        self.data, self.widths, self.row = data, widths, sum(widths)
+        self.runs: list[tuple[int, int, int]] = []  # (first number, count, first row)
+        rows = 0
+        for i in range(0, len(index) - 1, 2):
+            self.runs.append((index[i], index[i + 1], rows))
+            rows += index[i + 1]
+        if rows * self.row > len(data):
+            raise PdfSyntaxError("xref stream shorter than its /Index")
+
+    def get(self, num: int, default: Any = None) -> Any:
+        for first, count, start in self.runs:  # the first subsection naming a number wins
+            if first <= num < first + count:
+                return self._row(start + num - first)
+        return default
+
+    def _row(self, i: int) -> tuple[int, int, int]:
+        w0, w1, _w2 = self.widths
+        p, d = i * self.row, self.data
+        kind = int.from_bytes(d[p:p + w0], "big") if w0 else 1
+        return kind, int.from_bytes(d[p + w0:p + w0 + w1], "big"), int.from_bytes(d[p + w0 + w1:p + self.row], "big")
+
+    def __iter__(self):
+        for first, count, _start in self.runs:
+            yield from range(first, first + count)
+
+    def items(self):
+        return ((num, self.get(num)) for num in self)
+
+    def top(self) -> int:
+        return max((first + count - 1 for first, count, _ in self.runs if count), default=0)
 
 
 class Section:
     """One cross-reference section: where it is, its form and its trailer."""
 
-    def __init__(self, offset: int, form: str, trailer: dict, entries: dict[int, tuple]) -> None:
+    def __init__(self, offset: int, form: str, trailer: dict, entries: dict[int, tuple] | XrefRows) -> None:
         self.offset = offset
         self.form = form  # "table" or "stream"
         self.trailer = trailer
@@ -56,7 +109,7 @@ class Section:
 class PdfFile:
     """An open PDF; use as a context manager. `size` is the byte length read."""
 
-    def __init__(self, path: str | Path, size: int | None = None) -> None:
+    def __init__(self, path: str | Path, size: int | None = None, password: bytes | None = None) -> None:
         self.path = Path(path)
         self._file = open(self.path, "rb")  # noqa: SIM115 (closed in close())
         self.size = size if size is not None else self.path.stat().st_size
@@ -66,13 +119,18 @@ class PdfFile:
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
         # With `size`, the file is read as if it ended there (the original under our update).
         self.data = self._map
-        self.xref: dict[int, tuple] = {}
+        self._entries: dict[int, tuple | None] = {}  # object number -> its newest xref entry
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
         self._objstm: dict[int, tuple[bytes, list[tuple[int, int]], int]] = {}
+        self._loading: set[int] = set()
+        # Encrypted files: `security` decrypts what `get` returns; `locked` says why it cannot.
+        self.security: Any = None  # a crypt.Security (imported only for encrypted files)
+        self.locked: EncryptionError | None = None
         try:
             self._check_header()
             self._load_xref()
+            self._unlock(password)
         except BaseException:
             self.close()
             raise
@@ -93,6 +151,22 @@ class PdfFile:
         if not m:
             raise Damaged("no %PDF- header: not a PDF")
         self.version = m.group(1).decode()
+
+    def _unlock(self, password: bytes | None) -> None:
+        encrypt = self.trailer.get("Encrypt")
+        if encrypt is None:
+            return
+        from .crypt import open_security  # `cryptography` costs ~45 ms: only for encrypted files
+
+        ref = encrypt if isinstance(encrypt, Ref) else None
+        try:
+            self.security = open_security(self.get(encrypt), ref, self.trailer.get("ID"), password)
+        except EncryptionError as exc:
+            self.locked = exc
+
+    @property
+    def encrypted(self) -> bool:
+        return "Encrypt" in self.trailer
 
     @property
     def trailer(self) -> dict:
@@ -128,8 +202,6 @@ class PdfFile:
                 for num, entry in self._section(hybrid).entries.items():
                     if section.entries.get(num, (0,))[0] == 0:
                         section.entries[num] = entry
-            for num, entry in section.entries.items():
-                self.xref.setdefault(num, entry)
             prev = section.trailer.get("Prev")
             offset = prev if isinstance(prev, int) else None
         # The newest trailer as written (to tell whose update is last), then completed:
@@ -147,7 +219,7 @@ class PdfFile:
             if bytes(self.data[offset:offset + 4]) == b"xref":
                 return self._table(offset)
             return self._xref_stream(offset)
-        except (PdfSyntaxError, TypeError, ValueError, IndexError, OverflowError) as exc:
+        except ValueError as exc:  # PdfSyntaxError and int()/bytes.fromhex() on damaged bytes
             raise Damaged(f"broken cross-reference section at byte {offset}: {exc}") from None
 
     def _table(self, offset: int) -> Section:
@@ -204,22 +276,7 @@ class PdfFile:
         index = d.get("Index", [0, size])
         if not (isinstance(index, list) and all(isinstance(v, int) and 0 <= v <= MAX_OBJECTS for v in index)):
             raise PdfSyntaxError("bad /Index in xref stream")
-        data = decode_stream(stream)
-        row = sum(widths)
-        pos = 0
-        entries: dict[int, tuple] = {}
-        for i in range(0, len(index) - 1, 2):
-            first, count = index[i], index[i + 1]
-            for num in range(first, first + count):
-                if pos + row > len(data):
-                    raise PdfSyntaxError("xref stream shorter than its /Index")
-                fields, cursor = [], pos
-                for w in widths:
-                    fields.append(int.from_bytes(data[cursor:cursor + w], "big"))
-                    cursor += w
-                pos += row
-                kind = fields[0] if widths[0] else 1
-                entries.setdefault(num, (kind, fields[1], fields[2]))
+        entries = XrefRows(decode_stream(stream), widths, index)
         trailer = {k: v for k, v in d.items() if k not in ("Length", "Filter", "DecodeParms", "W", "Index", "Type")}
         return Section(offset, "stream", trailer, entries)
 
@@ -234,39 +291,64 @@ class PdfFile:
             return ref
         if ref.num in self._cache:
             return self._cache[ref.num]
-        entry = self.xref.get(ref.num)
-        value = None
+        if ref.num in self._loading:  # /Length or an object stream that leads back to itself
+            raise Damaged(f"object {ref.num} refers to itself")
+        if self.locked is not None and ref != self.trailer.get("Encrypt"):
+            raise self.locked
+        self._loading.add(ref.num)
+        try:
+            value = self._load(ref)
+        finally:
+            self._loading.discard(ref.num)
+        self._cache[ref.num] = value
+        return value
+
+    def entry(self, num: int) -> tuple | None:
+        """(kind, offset or object stream, generation or index) from the newest section naming `num`."""
+        if num not in self._entries:
+            self._entries[num] = next((e for e in (s.entries.get(num) for s in self.sections) if e is not None), None)
+        return self._entries[num]
+
+    def _load(self, ref: Ref) -> Any:
+        entry = self.entry(ref.num)
         if entry is not None and entry[0] == 1:
             try:
                 _, value = Parser(self.data, entry[1], self._length).indirect(expect=ref)
-            except (PdfSyntaxError, IndexError) as exc:
+                if self.security is not None:
+                    value = self.security.decrypt(ref, value)
+            except ValueError as exc:  # PdfSyntaxError, bad numbers, undecryptable data
                 raise Damaged(f"object {ref.num} is not at the offset the xref gives: {exc}") from None
-        elif entry is not None and entry[0] == 2:
-            value = self._from_objstm(entry[1], entry[2], ref)
-        self._cache[ref.num] = value
-        return value
+            return value
+        if entry is not None and entry[0] == 2:
+            return self._from_objstm(entry[1], entry[2], ref)
+        return None
 
     def _from_objstm(self, stm_num: int, index: int, ref: Ref) -> Any:
         if stm_num not in self._objstm:
             stm = self.get(Ref(stm_num, 0))
             if not isinstance(stm, Stream):
                 raise Damaged(f"object stream {stm_num} is missing")
-            data = decode_stream(stm)
-            first = stm.dict.get("First")
-            p = Parser(data)
-            pairs = []
             try:
-                for _ in range(int(stm.dict.get("N", 0))):
-                    pairs.append((int(p.keyword()), int(p.keyword())))
-            except (PdfSyntaxError, ValueError):
-                raise Damaged(f"object stream {stm_num} has a broken header") from None
+                data = decode_stream(stm)
+            except PdfSyntaxError as exc:
+                raise Damaged(f"object stream {stm_num} cannot be decoded: {exc}") from None
+            first, count = stm.dict.get("First"), stm.dict.get("N", 0)
+            if not (isinstance(count, int) and 0 <= count <= len(data) // 2):
+                raise Damaged(f"object stream {stm_num} has a bad /N")
+            pairs, pos = [], 0
+            for _ in range(count):
+                m = _OBJSTM_PAIR.match(data, pos)
+                if not m:
+                    raise Damaged(f"object stream {stm_num} has a broken header")
+                pairs.append((int(m.group(1)), int(m.group(2))))
+                pos = m.end()
             self._objstm[stm_num] = (data, pairs, first if isinstance(first, int) else 0)
         data, pairs, first = self._objstm[stm_num]
         for num, off in pairs:
             if num == ref.num:
                 try:
                     return Parser(data, first + off).parse()
-                except PdfSyntaxError as exc:
+                except ValueError as exc:
                     raise Damaged(f"object {ref.num} in object stream {stm_num}: {exc}") from None
         return None
 
@@ -274,9 +356,13 @@ class PdfFile:
         return self.get(value) if isinstance(value, Ref) else value
 
     def max_object(self) -> int:
-        size = self.trailer.get("Size")
-        top = max(self.xref, default=0)
-        return max(top, (size - 1) if isinstance(size, int) else 0)
+        """The highest object number the cross-reference sections list.
+
+        Deliberately not the trailer's /Size: a damaged or hostile /Size (4000000000) copied
+        into our update would make a file that only had warnings fail `qpdf --check`.
+        """
+        return max((s.entries.top() if isinstance(s.entries, XrefRows) else max(s.entries, default=0)
+                    for s in self.sections), default=0)
 
     def catalog(self) -> dict:
         root = self.get(self.trailer["Root"])
@@ -312,7 +398,19 @@ class PdfFile:
 
 
 def decode_stream(stream: Stream, limit: int = 256 * 1024 * 1024) -> bytes:
-    """The decoded bytes of a stream (Flate, ASCIIHex, ASCII85, with PNG/TIFF predictors)."""
+    """The decoded bytes of a stream (Flate, ASCIIHex, ASCII85, with PNG/TIFF predictors).
+
+    Damaged data raises PdfSyntaxError, whatever the decoder's own exception.
+    """
+    try:
+        return _decode(stream, limit)
+    except PdfSyntaxError:
+        raise
+    except ValueError as exc:  # bytes.fromhex/a85decode on bad bytes
+        raise PdfSyntaxError(f"stream cannot be decoded: {exc}") from None
+
+
+def _decode(stream: Stream, limit: int) -> bytes:
     filters = stream.dict.get("Filter")
     params = stream.dict.get("DecodeParms")
     if isinstance(filters, Name):
@@ -336,7 +434,7 @@ def decode_stream(stream: Stream, limit: int = 256 * 1024 * 1024) -> bytes:
             body = data.strip()
             body = body[2:] if body.startswith(b"<~") else body
             data = base64.a85decode(body.split(b"~>")[0], ignorechars=b" \t\n\r\x0c\x00")
-        else:
+        elif name != "Crypt":  # /Crypt was applied when the object was read
             raise PdfSyntaxError(f"unsupported stream filter /{name}")
     return data
 
@@ -365,8 +463,11 @@ def _unpredict(data: bytes, parms: dict) -> bytes:
     predictor = parms.get("Predictor", 1)
     if not isinstance(predictor, int) or predictor < 10:
         return data
-    columns = parms.get("Columns", 1) * parms.get("Colors", 1) * parms.get("BitsPerComponent", 8) // 8
-    bpp = max(1, parms.get("Colors", 1) * parms.get("BitsPerComponent", 8) // 8)
+    values = [parms.get(k, d) for k, d in (("Columns", 1), ("Colors", 1), ("BitsPerComponent", 8))]
+    if not all(isinstance(v, int) and 1 <= v <= 1 << 20 for v in values):
+        raise PdfSyntaxError("bad /DecodeParms for a PNG predictor")
+    columns = max(1, values[0] * values[1] * values[2] // 8)
+    bpp = max(1, values[1] * values[2] // 8)
     out = bytearray()
     prior = bytearray(columns)
     for start in range(0, len(data) - columns, columns + 1):

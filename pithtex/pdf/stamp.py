@@ -1,53 +1,63 @@
 """Stamp policy: what may change in which PDF, and how the result reaches the disk.
 
-- Encrypted files are refused (never write plaintext into one); damaged ones too (no
-  silent repair). Signed files get metadata only, unless --force.
+- Encrypted files are opened with the empty user password (or --password) and our update
+  is encrypted with the document's key; /Encrypt and /ID[0] are kept, so the permissions
+  stay. Files that need a password we were not given, and damaged files, are refused.
+- Signed files get metadata only, unless --force.
+- PDF/A (one policy, see README): metadata keeps the claim valid; --badge and, below
+  PDF/A-3, --attach-record would break it, so they are refused without --force, and with
+  --force the XMP stops claiming PDF/A.
 - Idempotent: a file that already carries everything asked for is left alone.
 - pithtex's own update, when it is the last one, is replaced rather than stacked, and
-  `revert` cuts it off, giving back the original bytes exactly.
-- Outputs are written to a temporary file beside the target and renamed over it, so a
-  failure never leaves a half-written file; --in-place also fsyncs before the rename.
+  `revert` cuts it off, giving back the original bytes exactly. When other updates were
+  appended after ours, `revert` refuses (naming what would be lost) unless --force, and a
+  new stamp is stacked on top, so nothing later is dropped.
+- -o writes a temporary file beside the target and renames it; --in-place appends the
+  update to the file itself (O(update), truncated back on any failure).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import PithError, Refused
-from ..files import atomic_output
+from ..files import append_in_place, atomic_output, output_path
 from ..number import PithNumber
+from .facts import Facts, read_facts
 from .objects import Name, PdfSyntaxError, Ref, Stream
-from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
+from .reader import READ_FAILURES, Damaged, EncryptionError, PdfFile, decode_stream, read_failure
 
 
 class StampError(PithError):
     """A file that cannot be stamped because it cannot be read as a PDF."""
 
 
-@dataclass
-class Options:
+class Options(NamedTuple):
+    """What a stamp is asked to do (a NamedTuple: cheaper to define than a dataclass, and
+    start-up time is most of a stamp's time)."""
+
     number: PithNumber | None = None
     record: bytes | None = None  # the record file's bytes, for --attach-record
     badge: bool = False
     attach: bool = False
     force: bool = False
+    password: bytes | None = None
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
     source: str
     output: str | None
     status: str  # "stamped", "unchanged", "reverted"
     number: str | None = None
-    changed: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    changed: Sequence[str] = ()
+    warnings: Sequence[str] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.source, "output": self.output, "status": self.status, "number": self.number,
-                "changed": self.changed, "warnings": self.warnings}
+                "changed": list(self.changed), "warnings": list(self.warnings)}
 
 
 def default_output(src: Path) -> Path:
@@ -60,7 +70,7 @@ def default_output(src: Path) -> Path:
 def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
     """Stamp `src` into `output` (which may be `src` itself: in place)."""
     in_place = _same_file(src, output)
-    with _open(src) as pdf:
+    with _open(src, password=opts.password) as pdf:
         plan = _plan(pdf, src, opts)
         if isinstance(plan, str):
             outcome = Outcome(str(src), str(output), "unchanged", plan)
@@ -68,9 +78,20 @@ def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
                 _write(output, src, pdf.size, b"", in_place=False)
             return outcome
         keep, tail, outcome = plan
-        outcome.output = str(output)
-        _write(output, src, keep, tail, in_place=in_place)
+        outcome = outcome._replace(output=str(output))
+        if in_place and keep == pdf.size:
+            # Appended to the file itself (a symlink followed to it, as every output is).
+            commit = tail.rindex(b"startxref")
+            append_in_place(output_path(output), pdf.size, tail, commit, _interim(tail[commit:], pdf.startxref))
+        else:
+            _write(output, src, keep, tail, in_place=in_place)
         return outcome
+
+
+def _interim(final: bytes, original: int) -> bytes:
+    """The original's `startxref` line, zero-padded to the length of our final one."""
+    width = len(final) - len(b"startxref\n\n%%EOF\n")
+    return b"startxref\n%0*d\n%%%%EOF\n" % (width, original)
 
 
 def _same_file(src: Path, output: Path) -> bool:
@@ -80,173 +101,144 @@ def _same_file(src: Path, output: Path) -> bool:
         return False
 
 
-def revert_file(src: Path, output: Path) -> Outcome:
-    """Cut pithtex's own last update off, restoring the original bytes."""
-    from .update import pithtex_original_size
+def revert_file(src: Path, output: Path, force: bool = False, password: bytes | None = None) -> Outcome:
+    """Cut pithtex's own update off, restoring the original bytes.
 
-    with _open(src) as pdf:
-        original = pithtex_original_size(pdf)
-        if original is None:
-            raise Refused(f"{src}: its last update is not pithtex's: nothing to revert")
-        _write(output, src, original, b"", in_place=_same_file(src, output))
-    return Outcome(str(src), str(output), "reverted", changed=["removed the pithtex update"])
+    When other updates were appended after ours, cutting would drop them too: refused,
+    saying what they change, unless `force`.
+    """
+    with _open(src, password=password) as pdf:
+        facts = read_facts(pdf, pages=1)
+        update = facts.update
+        if update is None:
+            raise Refused(f"{src}: it carries no pithtex update: nothing to revert")
+        if not update.last and not force:
+            raise Refused(f"{src}: updates appended after pithtex's change {', '.join(update.later)}; "
+                          "reverting would lose them (--force reverts anyway)")
+        _write(output, src, update.original_size, b"", in_place=_same_file(src, output))
+    changed = ["removed the pithtex update"] + (
+        [f"and the later updates ({', '.join(update.later)})"] if not update.last else [])
+    return Outcome(str(src), str(output), "reverted", changed=changed)
 
 
 class _open:
-    """PdfFile with every read failure turned into one clear StampError."""
+    """PdfFile with read failures (damage, encryption, the file system) as one clear StampError.
 
-    def __init__(self, src: Path, size: int | None = None) -> None:
-        self.src, self.size = src, size
+    Only what reading a damaged file raises is translated, while opening and while planning:
+    any other exception is a bug and travels on untouched, traceback and all.
+    """
+
+    def __init__(self, src: Path, size: int | None = None, password: bytes | None = None) -> None:
+        self.src, self.size, self.password = src, size, password
 
     def __enter__(self) -> PdfFile:
         try:
-            self.pdf = PdfFile(self.src, self.size)
+            self.pdf = PdfFile(self.src, self.size, self.password)
         except READ_FAILURES as exc:
             raise StampError(read_failure(self.src, exc)) from None
         return self.pdf
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.pdf.close()
-        if isinstance(exc, READ_FAILURES) and not isinstance(exc, (PithError, OSError)):
+        if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError)):
             raise StampError(read_failure(self.src, exc)) from None
 
 
 # -- what is there, what is missing -------------------------------------------------------
-@dataclass
-class State:
-    """The pith facts of a file, read once; `missing()` compares them with what is asked."""
-
-    info: dict[str, str]
-    pith: dict[str, Any]
-    attached: str | None
-    link: str | None
-    signed: bool
-
-    @property
-    def number(self) -> str | None:
-        from .inspect import _body, _url_body
-
-        return _body(self.info.get("PithNumber")) or _body(self.pith.get("number")) or self.attached \
-            or _url_body(self.link)
-
-    @property
-    def pdfa(self) -> str | None:
-        return self.pith.get("pdfa")
-
-    @property
-    def page1_link(self) -> bool:
-        return self.link is not None
-
-    def xmp_long(self, number: PithNumber) -> str | None:
-        """A long form already in the XMP for this very number (kept when we know no year)."""
-        from .inspect import _body
-
-        long = self.pith.get("long")
-        return long if _body(long) == number.body else None
-
-    def missing(self, number: PithNumber, opts: Options) -> list[str]:
-        from .inspect import _url_body
-
-        out: list[str] = []
-        if self.info.get("PithNumber") != number.body or self.info.get("PithURL") != number.url:
-            out.append("info")
-        pith = self.pith
-        if pith.get("number") != number.body or pith.get("url") != number.url or \
-                (number.long is not None and pith.get("long") != number.long) or \
-                (pith.get("pdfa") and not pith.get("schema_declared")):
-            out.append("xmp")
-        if opts.badge and _url_body(self.link) != number.body:
-            out.append("badge")
-        if opts.attach and self.attached != number.body:
-            out.append("attachment")
-        return out
+def _facts(pdf: PdfFile, src: Path) -> Facts:
+    """Page-1 facts of a file we may write into; refuses encryption we cannot open."""
+    facts = read_facts(pdf, pages=1)
+    enc = facts.encryption
+    if enc is not None and not enc.opened:
+        raise Refused(f"{src}: encrypted PDF: {enc.reason}" if enc.password_needed else
+                      f"{src}: encrypted PDF that pithtex cannot open: {enc.reason}")
+    return facts
 
 
-def _state(pdf: PdfFile, src: Path) -> State:
-    from . import inspect, xmp
+def missing(facts: Facts, number: PithNumber, opts: Options) -> list[str]:
+    """What the file lacks of what was asked: "info", "xmp", "badge", "attachment"."""
+    out: list[str] = []
+    if facts.info.get("PithNumber") != number.body or facts.info.get("PithURL") != number.url:
+        out.append("info")
+    xmp = facts.xmp
+    if xmp is None or xmp.number_text != number.body or xmp.url_text != number.url or \
+            (number.long is not None and xmp.long_text != number.long) or (xmp.pdfa and not xmp.schema_declared):
+        out.append("xmp")
+    if opts.badge and not any(link.number.body == number.body for link in facts.page1_links):
+        out.append("badge")
+    if opts.attach and (facts.attachment is None or facts.attachment.body != number.body):
+        out.append("attachment")
+    return out
 
-    if "Encrypt" in pdf.trailer:
-        raise Refused(f"{src}: encrypted PDF: refusing to write metadata into it (decrypt it first)")
-    catalog = pdf.catalog()
-    pith: dict[str, Any] = {}
-    try:
-        packet = inspect.metadata_packet(pdf, catalog)
-        pith = xmp.read_pith(packet) if packet is not None else {}
-    except (xmp.XmpError, PdfSyntaxError):
-        pith = {}
-    return State(inspect.read_info(pdf), pith, inspect.read_attachment(pdf, catalog), _page1_link(pdf),
-                 inspect.is_signed(pdf, catalog))
+
+def _xmp_long(facts: Facts, number: PithNumber) -> str | None:
+    """A long form already in the XMP for this very number (kept when we know no year)."""
+    long = facts.xmp.long if facts.xmp else None
+    return long.long if long is not None and long.body == number.body else None
 
 
-def _page1_link(pdf: PdfFile) -> str | None:
-    from .inspect import _PITH_URL, link_uri
-
-    for _ref, page, _inh in pdf.pages(limit=1):
-        annots = pdf.resolve(page.get("Annots"))
-        for annot in annots if isinstance(annots, list) else []:
-            uri = link_uri(pdf, pdf.resolve(annot))
-            if uri and _PITH_URL.search(uri):
-                return uri
-    return None
+def _pdfa_policy(facts: Facts, src: Path, opts: Options, missing: list[str], warnings: list[str]) -> bool:
+    """The one PDF/A policy (README, "PDF/A"); True when the XMP must stop claiming PDF/A."""
+    level = facts.pdfa
+    if not level:
+        return False
+    breaks = []
+    if "badge" in missing:
+        breaks.append("the badge's font (standard Helvetica) is not embedded")
+    if "attachment" in missing and not level.startswith("3"):
+        breaks.append(f"PDF/A-{level[:1]} does not allow attached files")
+    if not breaks:
+        return False
+    if not opts.force:
+        raise Refused(f"{src}: PDF/A-{level} file: {'; '.join(breaks)} (use --force to do it anyway, "
+                      "dropping the PDF/A claim)")
+    warnings.append(f"PDF/A-{level}: {'; '.join(breaks)}: the XMP no longer claims PDF/A (--force)")
+    return True
 
 
 # -- the plan -----------------------------------------------------------------------------
 def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] | str:
     """(bytes of the input to keep, bytes to append, outcome), or the body when nothing is missing."""
-    from .update import pithtex_original_size
-
-    state = _state(pdf, src)
-    found = state.number
-    number = opts.number
+    facts = _facts(pdf, src)
+    found = facts.number
+    number = opts.number or found
     if number is None:
-        if found is None:
-            raise PithError(f"{src}: no Pith Number in this PDF: give --number ID or --record FILE")
-        number = PithNumber.parse(found)
-    if found is not None and found != number.body and not opts.force:
-        raise Refused(f"{src}: already carries Pith Number {found}, not {number.body} "
+        raise PithError(f"{src}: no Pith Number in this PDF: give --number ID or --record FILE")
+    if found is not None and found.body != number.body and not opts.force:
+        raise Refused(f"{src}: already carries Pith Number {found.body}, not {number.body} "
                       "(use --force to replace it)")
-    missing = state.missing(number, opts)
-    if not missing:
+    needed = missing(facts, number, opts)
+    if not needed:
         return number.body
     warnings: list[str] = []
-    if state.signed and (opts.badge or opts.attach):
+    if facts.signed and (opts.badge or opts.attach):
         if not opts.force:
             raise Refused(f"{src}: signed PDF: only metadata may change; --badge/--attach-record "
                           "would invalidate its certification (use --force to do it anyway)")
         warnings.append("signed PDF: the badge/attachment invalidates its certification (--force)")
-    original = pithtex_original_size(pdf)
-    if original is None:
-        return _build(pdf, src, pdf.size, number, opts, state, missing, warnings)
+    if facts.update is None or not facts.update.last:
+        # No update of ours, or later ones on top of it: stack a new one, dropping nothing.
+        return _build(pdf, src, pdf.size, number, opts, facts, needed, warnings)
     # Replace our own last update instead of stacking another: start again from the original,
     # keeping what that update added unless this stamp asks for less.
-    carry = Options(number, opts.record, opts.badge or state.page1_link, opts.attach, opts.force)
-    if state.attached == number.body and carry.record is None:
-        carry.record = _attached_bytes(pdf)
-        carry.attach = carry.record is not None
-    with _open(src, original) as base:
-        base_state = _state(base, src)
-        base_state.signed = state.signed
-        if not base_state.xmp_long(number) and state.xmp_long(number):
-            base_state.pith["long"] = state.xmp_long(number)
-        base_missing = base_state.missing(number, carry)
+    original = facts.update.original_size
+    carry = Options(number, opts.record, opts.badge or any(lk.number.body == number.body for lk in
+                                                           facts.page1_links), opts.attach, opts.force)
+    if facts.attachment is not None and facts.attachment.body == number.body and carry.record is None:
+        carry = carry._replace(record=facts.attachment_bytes, attach=facts.attachment_bytes is not None)
+    long = _xmp_long(facts, number)
+    with _open(src, original, opts.password) as base:
+        base_facts = _facts(base, src)
+        base_facts.signed = facts.signed
+        base_missing = missing(base_facts, number if number.long or not long else PithNumber.parse(long), carry)
         if not base_missing:
             return original, b"", Outcome(str(src), None, "stamped", number.body, ["removed the pithtex update"])
-        return _build(base, src, original, number, carry, base_state, base_missing, warnings)
-
-
-def _attached_bytes(pdf: PdfFile) -> bytes | None:
-    from .inspect import RECORD_NAME, embedded_files
-
-    for name, spec in embedded_files(pdf, pdf.catalog()):
-        spec = pdf.resolve(spec)
-        ef = pdf.resolve(spec.get("EF")) if isinstance(spec, dict) else None
-        stream = pdf.resolve(ef.get("F")) if isinstance(ef, dict) else None
-        if name == RECORD_NAME and isinstance(stream, Stream):
-            return decode_stream(stream)
-    return None
+        return _build(base, src, original, number, carry, base_facts, base_missing, warnings, long)
 
 
 class Allocator:
+    """New object numbers after every object the file has (never taken from a trailer's /Size)."""
+
     def __init__(self, pdf: PdfFile) -> None:
         self.next = pdf.max_object() + 1
 
@@ -255,10 +247,11 @@ class Allocator:
         return Ref(self.next - 1, 0)
 
 
-def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Options, state: State,
-           missing: list[str], warnings: list[str]) -> tuple[int, bytes, Outcome]:
+def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Options, facts: Facts,
+           needed: list[str], warnings: list[str], long: str | None = None) -> tuple[int, bytes, Outcome]:
     from . import update
 
+    drop_pdfa = _pdfa_policy(facts, src, opts, needed, warnings)
     alloc = Allocator(pdf)
     objects: dict[Ref, Any] = {}
     catalog_ref = pdf.trailer["Root"]
@@ -266,19 +259,18 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     changed: list[str] = []
     info_ref = _info(pdf, number, objects, alloc)
     changed.append("Info /PithNumber /PithURL")
-    if "xmp" in missing:
-        changed.append(_xmp(pdf, catalog, number, state, objects, alloc, warnings))
-    if "badge" in missing:
+    if "xmp" in needed or drop_pdfa:
+        long = number.long or long or _xmp_long(facts, number) or ""
+        changed.append(_xmp(pdf, catalog, number, long, facts, objects, alloc, warnings, drop_pdfa))
+    if "badge" in needed:
         from .badge import add_badge
 
         warnings.extend(add_badge(pdf, number, objects, alloc))
-        if state.pdfa:
-            warnings.append("the badge uses the standard, unembedded Helvetica: the file is no longer PDF/A")
         changed.append("badge and link on page 1")
-    if "attachment" in missing:
+    if "attachment" in needed:
         if opts.record is None:
             raise PithError(f"{src}: --attach-record needs --record FILE")
-        _attach(pdf, catalog, opts.record, state, objects, alloc, warnings, src, opts.force)
+        _attach(pdf, catalog, opts.record, facts, objects, alloc, drop_pdfa)
         changed.append("attached record")
     if catalog != pdf.catalog():
         objects[catalog_ref] = catalog
@@ -298,17 +290,17 @@ def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> 
     return ref
 
 
-def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, state: State, objects: dict, alloc: Allocator,
-         warnings: list[str]) -> str:
+def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Facts, objects: dict,
+         alloc: Allocator, warnings: list[str], drop_pdfa: bool) -> str:
     from . import xmp
 
     ref = catalog.get("Metadata")
     old = pdf.resolve(ref)
-    values = {"number": number.body, "url": number.url, "long": number.long or state.xmp_long(number) or ""}
+    values = {"number": number.body, "url": number.url, "long": long}
     packet = None
     try:
         packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
-        new_packet = xmp.merge(packet, values)
+        new_packet = xmp.merge(packet, values, drop_pdfa)
     except (xmp.XmpError, PdfSyntaxError) as exc:
         warnings.append(f"the existing XMP could not be read ({exc}); wrote a new packet")
         new_packet = xmp.merge(None, values)
@@ -319,20 +311,18 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, state: State, objects:
         ref = alloc()
         catalog[Name("Metadata")] = ref
     objects[ref] = stream
-    return "XMP pith properties" + (" and PDF/A extension schema" if state.pdfa else "")
+    if drop_pdfa:
+        return "XMP pith properties, PDF/A claim removed"
+    return "XMP pith properties" + (" and PDF/A extension schema" if facts.pdfa else "")
 
 
-def _attach(pdf: PdfFile, catalog: dict, record: bytes, state: State, objects: dict, alloc: Allocator,
-            warnings: list[str], src: Path, force: bool) -> None:
+def _attach(pdf: PdfFile, catalog: dict, record: bytes, facts: Facts, objects: dict, alloc: Allocator,
+            drop_pdfa: bool) -> None:
     """The record as an embedded file (and an associated file, /AF, on PDF/A-3)."""
-    from .inspect import RECORD_NAME, embedded_files
-    from .objects import HexString
-
-    if state.pdfa and not state.pdfa.startswith("3"):
-        if not force:
-            raise Refused(f"{src}: PDF/A-{state.pdfa} does not allow this attachment (use --force)")
-        warnings.append(f"PDF/A-{state.pdfa}: the attachment makes the file non-conforming (--force)")
     import hashlib
+
+    from .facts import RECORD_NAME, embedded_files
+    from .objects import HexString
 
     file_ref, spec_ref, tree_ref = alloc(), alloc(), alloc()
     objects[file_ref] = Stream({Name("Type"): Name("EmbeddedFile"), Name("Subtype"): Name("application/json"),
@@ -351,7 +341,7 @@ def _attach(pdf: PdfFile, catalog: dict, record: bytes, state: State, objects: d
     objects[tree_ref] = {Name("Names"): flat}
     names = pdf.resolve(catalog.get("Names"))
     catalog[Name("Names")] = {**(names if isinstance(names, dict) else {}), Name("EmbeddedFiles"): tree_ref}
-    if (state.pdfa and state.pdfa.startswith("3")) or catalog.get("AF") is not None:
+    if (facts.pdfa and facts.pdfa.startswith("3") and not drop_pdfa) or catalog.get("AF") is not None:
         af = pdf.resolve(catalog.get("AF"))
         catalog[Name("AF")] = [*(af if isinstance(af, list) else []), spec_ref]
 

@@ -12,9 +12,12 @@ import hashlib
 from typing import Any
 
 from .objects import HexString, Name, Ref, Stream, indirect_object, serialize
-from .reader import PdfFile
+from .reader import Damaged, PdfFile
 
 MARKER = b"%pithtex-update"
+# Object numbers and generations an xref can hold (the table writes 10 and 5 digits).
+MAX_NUMBER = 8_388_607
+MAX_GEN = 65_535
 TRAILER_KEY = Name("PithtexOriginalSize")
 
 
@@ -22,26 +25,26 @@ def marker_line(original_size: int) -> bytes:
     return b"\n" + MARKER + b" %d\n" % original_size
 
 
-def pithtex_original_size(pdf: PdfFile) -> int | None:
-    """The original length when the file's last update is pithtex's own, else None."""
-    size = pdf.newest_trailer.get(TRAILER_KEY)
-    if not isinstance(size, int) or not 0 < size < pdf.size:
-        return None
-    line = marker_line(size)
-    return size if bytes(pdf.data[size:size + len(line)]) == line else None
-
-
 def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref) -> bytes:
     """The bytes to append to the first `base_size` bytes of `pdf`."""
     out = bytearray(marker_line(base_size))
     offsets: dict[int, tuple[int, int]] = {}
+    security = pdf.security
     for ref in sorted(objects):
+        if not (0 < ref.num < MAX_NUMBER and 0 <= ref.gen <= MAX_GEN):
+            raise Damaged(f"object {ref.num} {ref.gen} R is outside the numbers an xref can list")
         offsets[ref.num] = (base_size + len(out), ref.gen)
-        out += indirect_object(ref, objects[ref])
+        value = objects[ref] if security is None else security.encrypt(ref, objects[ref])
+        out += indirect_object(ref, value)
+    # /Size from the objects that exist (ours included), never copied from an old trailer.
     size = max(pdf.max_object() + 1, max(offsets, default=0) + 1)
     trailer: dict[Any, Any] = {Name("Size"): size, Name("Root"): pdf.trailer["Root"], Name("Info"): info,
                                Name("ID"): _ids(pdf, base_size, out), Name("Prev"): pdf.startxref,
                                TRAILER_KEY: base_size}
+    if "Encrypt" in pdf.trailer:  # the same handler and permissions as before
+        trailer[Name("Encrypt")] = pdf.trailer["Encrypt"]
+        if not _usable_id(pdf.trailer.get("ID")):
+            del trailer[Name("ID")]  # the key was derived without an /ID: a new one would change it
     if pdf.form == "stream":
         out += _xref_stream(base_size + len(out), size, offsets, trailer)
     else:
@@ -49,10 +52,14 @@ def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref) -> b
     return bytes(out)
 
 
+def _usable_id(old: Any) -> bool:
+    return isinstance(old, list) and bool(old) and isinstance(old[0], bytes) and 0 < len(old[0]) <= 64
+
+
 def _ids(pdf: PdfFile, base_size: int, content: bytes) -> list[HexString]:
     """Keep /ID[0]; /ID[1] is a digest of this update, so it changes with the content only."""
     old = pdf.trailer.get("ID")
-    if isinstance(old, list) and old and isinstance(old[0], bytes):
+    if _usable_id(old):
         first = bytes(old[0])
     else:  # no ID yet: derive a stable one from the original's size and trailer
         first = hashlib.md5(b"%d" % base_size + serialize(pdf.newest_trailer), usedforsecurity=False).digest()

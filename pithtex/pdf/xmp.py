@@ -119,8 +119,12 @@ def _schema_declared(root: Element) -> bool:
 
 
 # -- merging ------------------------------------------------------------------------------
-def merge(packet: bytes | None, values: dict[str, str]) -> bytes:
-    """A packet with the pith properties set to `values` (number, url, long), all else kept."""
+def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False) -> bytes:
+    """A packet with the pith properties set to `values` (number, url, long), all else kept.
+
+    `drop_pdfa` removes the PDF/A identification (pdfaid:part, :conformance, ...): for a file
+    that --force has made non-conforming, so it claims nothing it no longer is.
+    """
     if packet is not None:
         root, prefixes = parse(packet)
     else:
@@ -134,7 +138,9 @@ def merge(packet: bytes | None, values: dict[str, str]) -> bytes:
     if rdf is None:
         raise XmpError("XMP has no rdf:RDF element")
     about = _about(rdf)
-    _remove_pith(rdf)
+    _remove_namespace(rdf, PITH)
+    if drop_pdfa:
+        _remove_namespace(rdf, PDFAID)
     desc = SubElement(rdf, _q(RDF, "Description"), {_q(RDF, "about"): about})
     desc.text = "\n   "
     for local, _desc in PROPERTIES:
@@ -158,13 +164,13 @@ def _about(rdf: Element) -> str:
     return ""
 
 
-def _remove_pith(rdf: Element) -> None:
+def _remove_namespace(rdf: Element, ns: str) -> None:
     for desc in list(rdf.findall(_q(RDF, "Description"))):
         had = False
-        for key in [k for k in desc.attrib if k.startswith("{" + PITH + "}")]:
+        for key in [k for k in desc.attrib if k.startswith("{" + ns + "}")]:
             del desc.attrib[key]
             had = True
-        for child in [c for c in desc if c.tag.startswith("{" + PITH + "}")]:
+        for child in [c for c in desc if c.tag.startswith("{" + ns + "}")]:
             desc.remove(child)
             had = True
         if had and not len(desc) and set(desc.attrib) <= {_q(RDF, "about")}:
