@@ -126,3 +126,30 @@ def test_rc4_key_length_with_no_equivalent_is_refused_cleanly(tmp_path: Path):
     out = tmp_path / "out.pdf"
     err = assert_clean_error(_stamp(locked, out))
     assert "RC4 with a 88-bit key" in err and not out.exists()
+
+
+def test_objects_padded_with_long_runs_of_blanks_and_comments(tmp_path: Path):
+    """Hand-written test files pad each line to a column with spaces and a `%`: the object
+    parser must stay linear there (it used to retry every split of the blanks: minutes)."""
+    pad = b" " * 48 + b"%\n"
+    objects = [b"<<" + pad + b"/Type /Catalog" + pad + b"/Pages 2 0 R" + pad + b">>" + pad,
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<<" + pad + b"/Type /Page" + pad + b"/Parent 2 0 R" + pad + b"/MediaBox [0 0 612 792]" + pad + b">>",
+               b"<<" + pad + b"/Title (padded)" + pad + b">>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for num, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj" % num + pad + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<<" + pad + b"/Size 5 /Root 1 0 R /Info 4 0 R" + pad + b">>\nstartxref\n%d\n%%%%EOF\n" % xref
+    src = tmp_path / "padded.pdf"
+    src.write_bytes(bytes(out))
+    assert qpdf_check(src) == 0
+    result = tmp_path / "out.pdf"
+    proc = pithtex_cli("stamp", str(src), "--number", BODY, "-o", str(result), timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert qpdf_check(result) == 0
+    with pikepdf.open(result) as pdf:
+        assert str(pdf.docinfo["/PithNumber"]) == BODY and str(pdf.docinfo["/Title"]) == "padded"
