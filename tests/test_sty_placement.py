@@ -237,3 +237,33 @@ def test_one_badge_when_the_title_block_spans_two_pages_worth_of_calls(tmp_path)
     facts = read_facts(run.pdf)
     assert facts.link_uris.count(URL) == 1
     assert flat_log(run.log).count("Badge placed") == 1
+
+
+# Structures met in real papers (issue #10: public papers compiled with pith added;
+# bench/realpapers.py). Conference style files (cvpr, ijcai, aaai) load after pith and
+# redefine \maketitle as their own \twocolumn[...] block; icml-like styles set the title
+# block with \twocolumn[...] in the document and never call \maketitle.
+STYLE_MAKETITLE = ("\\makeatletter\n\\def\\maketitle{\\par\\begingroup\\def\\thefootnote{\\fnsymbol{footnote}}"
+                   "\\twocolumn[\\@maketitle]\\@thanks\\endgroup\\setcounter{footnote}{0}"
+                   "\\let\\maketitle\\relax\\let\\@maketitle\\relax}\n\\makeatother\n")
+OWN_TWOCOLUMN_FRONT = (f"\\twocolumn[\\centering{{\\Large\\bfseries {TITLE}\\par}}\\vskip 1em\n"
+                       f"{{Ada {AUTHOR_WORD} \\quad Alan Turing\\par}}\\vskip 1em]\n"
+                       f"\\begin{{abstract}}\n{ABSTRACT_TEXT}\n\\end{{abstract}}\n")
+
+
+def test_style_file_after_pith_that_redefines_maketitle(tmp_path):
+    variant = VARIANTS["article-twocolumn"]
+    text = paper(variant).replace("\\begin{document}", STYLE_MAKETITLE + "\\begin{document}")
+    assert_in_title_block(compile_paper(tmp_path, text, "pdflatex"), variant)
+
+
+@pytest.mark.parametrize("route", ["pdflatex", "dvips"])
+def test_title_block_set_with_twocolumn_and_no_maketitle(tmp_path, route):
+    variant = Variant("\\documentclass[twocolumn]{article}", OWN_TWOCOLUMN_FRONT, "column", SPANNING)
+    assert_in_title_block(compile_paper(tmp_path, paper(variant), route), variant)
+
+
+def test_log_says_where_in_plain_words(tmp_path):
+    """The log names the path as a reader would type it: `(\\twocolumn[...])`, no l3 code."""
+    run = compile_paper(tmp_path, paper(VARIANTS["article-twocolumn"]), "pdflatex")
+    assert f"{SPANNING} (\\twocolumn[...])" in flat_log(run.log).replace("\n(pith)", "").replace("  ", " ")
