@@ -10,16 +10,21 @@ a copy in a temporary folder.
 Per paper: pdflatex twice without pith (the baseline: pages, errors), then twice with
 `\\usepackage{pith}` + `\\pithnumber{...}` inserted right after \\documentclass (`class`) or
 after the last \\usepackage of the preamble (`packages`), pith.sty beside it. With --dvips
-also latex twice -> dvips -> ps2pdf where the paper compiles that way without pith.
+also latex twice -> dvips -> ps2pdf where the paper compiles that way without pith and
+without errors (arXiv takes pdflatex for papers with PDF/PNG figures).
 The badge is read back from the PDF: its words (`pdftotext -bbox-layout`), the link's
-rectangle (pypdf), the log line that says where it went. Printed as a Markdown table:
+rectangle (pypdf), the log line that says where it went, and the text block's place on
+page 1 (a `\\typeout` of \\oddsidemargin and \\textwidth added with the two lines: the PDF
+shows text, not the block). Printed as a Markdown table:
 
-    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ | verdict
+    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ block | Δ above | Δ page | verdict
 
-`Δ` is the badge's centre minus the centre of page 1's text (pt); `x, y` the badge's
-left edge and top from the page's top left (pt). The verdict is `ok` when the badge is on
-page 1, x >= 40 pt, clear of every other word, |Δ| <= 6 pt, the paper compiles with no new
-errors and the page count grows by at most one; otherwise it names what failed.
+`Δ block` is the badge's centre (its link: logo and text) minus the text block's centre
+(pt); `Δ above` the same against the line just above the badge (0 under a centred line),
+`Δ page` against the page's centre; `x, y` the badge's left edge and top from the page's
+top left (pt). The verdict is `ok` when the badge is on page 1, x >= 40 pt, clear of every
+other word, |Δ block| <= 6 pt, the link is there, the paper compiles with no new errors
+and the page count grows by at most one; otherwise it names what failed.
 """
 
 from __future__ import annotations
@@ -40,6 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PITHTEX = ROOT / ".venv" / "bin" / "pithtex"
 NUMBER = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 PITH_LINES = f"\\usepackage{{pith}}\n\\pithnumber{{{NUMBER}}}\n"
+# Where the text block is on page 1, for the log only (the PDF shows text, not the block):
+# its left edge from the page's left (TeX's 1in origin, as pdfTeX and dvips use) and width.
+PROBE = ("\\AddToHook{begindocument/end}{\\typeout{realpapers: textblock "
+         "\\the\\dimexpr 1in+\\hoffset+\\oddsidemargin\\relax\\space\\the\\textwidth}}\n")
 TEX_TIMEOUT = 300
 
 
@@ -108,7 +117,7 @@ def document_class(text: str) -> str:
     return m[2] + (f"[{','.join(shown)}]" if shown else "")
 
 
-def insert_pith(text: str, where: str) -> str:
+def insert_pith(text: str, where: str, probe: str = "") -> str:
     """The two lines right after \\documentclass[...]{...}, or after the preamble's last \\usepackage."""
     preamble_end = text.find("\\begin{document}")
     if where == "packages":
@@ -116,11 +125,11 @@ def insert_pith(text: str, where: str) -> str:
                 if m.start() < preamble_end]
         if uses:
             at = uses[-1].end()
-            return text[:at] + "\n" + PITH_LINES + text[at:]
+            return text[:at] + "\n" + PITH_LINES + probe + text[at:]
     m = re.search(r"^[^%\n]*\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}(\[[^\]]*\])?.*$", text, re.M)
     if m is None:  # \documentclass comes from an \input file: the end of the preamble
-        return text[:preamble_end] + PITH_LINES + text[preamble_end:]
-    return text[:m.end()] + "\n" + PITH_LINES + text[m.end():]
+        return text[:preamble_end] + PITH_LINES + probe + text[preamble_end:]
+    return text[:m.end()] + "\n" + PITH_LINES + probe + text[m.end():]
 
 
 def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -159,25 +168,10 @@ def layout(pdf: Path) -> list[list[list[Box]]]:
             for page in re.split(r"<page ", out)[1:]]
 
 
-def block_centre(pages: list[list[list[Box]]]) -> float | None:
-    """The text block's centre: the leftmost and rightmost edges that many lines share.
-
-    Justified body text starts and ends its lines on the block's edges (in two columns: the
-    left column's left edge, the right column's right edge); line numbers, marginal tabs
-    and running heads are rare or all digits, so they do not count."""
-    lines = [kept for page in pages for line in page
-             if (kept := [w for w in line if not w.text.isdigit()])]
-    lefts: dict[int, int] = {}
-    rights: dict[int, int] = {}
-    for line in lines:
-        lefts[round(line[0].x0)] = lefts.get(round(line[0].x0), 0) + 1
-        rights[round(line[-1].x1)] = rights.get(round(line[-1].x1), 0) + 1
-    floor = max(3, len(lines) // 20)
-    often_left = [x for x, n in lefts.items() if n >= floor]
-    often_right = [x for x, n in rights.items() if n >= floor]
-    if not often_left or not often_right:
-        return None
-    return (min(often_left) + max(often_right)) / 2
+def block_centre(log: str) -> float | None:
+    """The text block's centre on page 1 (pt from the page's left), from the probe's log line."""
+    m = re.search(r"realpapers: textblock (-?[\d.]+)pt (-?[\d.]+)pt", log)
+    return float(m[1]) + float(m[2]) / 2 if m else None
 
 
 def page_width(pdf: Path, page_index: int) -> float:
@@ -229,7 +223,7 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
     # The link spans the logo and the text; the word box only the text.
     left, right = (min(badge.x0, rect[0]), max(badge.x1, rect[2])) if rect else (badge.x0, badge.x1)
     middle = (left + right) / 2
-    centre = block_centre(pages_lines)
+    centre = block_centre(withpith.log)
     delta = middle - centre if centre is not None else float("nan")
     above = [line for line in pages_lines[index] if line is not badge_line and line[-1].bottom <= badge.top]
     nearest = max(above, key=lambda line: line[-1].bottom, default=None)
@@ -242,9 +236,8 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
         faults.append("x<40")
     if any(badge.overlaps(w) for w in others):
         faults.append("overlaps text")
-    # Centred on the text block, under the line above, or on the page (most classes centre
-    # the block on the page): one of them, as the block's edges are not always readable.
-    if not any(abs(d) <= 6 for d in (delta, delta_above, delta_page)):
+    # Centred on the text block (the line above and the page are shown for the eye).
+    if not abs(delta) <= 6:
         faults.append("not centred")
     if new_errors > 0:
         faults.append("new errors")
@@ -261,20 +254,25 @@ def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Pa
     tex = main_file(folder)
     text = tex.read_text(errors="replace")
     cls = document_class(text)
+    for name in re.findall(r"^[^%\n]*\\input\{([^}]+)\}", text, re.M) if cls == "?" else []:
+        inputs = [folder / name, folder / f"{name}.tex"]   # \documentclass in an \input file
+        found = next((p for p in inputs if p.is_file()), None)
+        if found and (cls := document_class(found.read_text(errors="replace"))) != "?":
+            break
     rows = []
     for engine in engines:
         base_dir = scratch / f"{folder.name}-{engine}-base"
         shutil.copytree(folder, base_dir)
         base = build(base_dir, base_dir / tex.name, engine)
-        if not base.ok:
+        if not base.ok or (engine == "dvips" and base.errors):
             if engine == "pdflatex":
                 rows.append(Row(folder.name, cls, engine, "-", "no (without pith too)", "-", "-", "-", "-", "-",
                                 "-", "-", "baseline fails"))
-            continue  # the DVI route only where the paper itself takes it
+            continue  # the DVI route only where the paper compiles that way without errors
         for insert in inserts:
             work = scratch / f"{folder.name}-{engine}-{insert}"
             shutil.copytree(folder, work)
-            (work / tex.name).write_text(insert_pith(text, insert))
+            (work / tex.name).write_text(insert_pith(text, insert, PROBE))
             subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
             rows.append(judge(folder.name, cls, engine, insert, base, build(work, work / tex.name, engine)))
     return rows
