@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -112,7 +113,7 @@ def document_class(text: str) -> str:
         return "?"
     options = [o.strip() for o in (m[1] or "[]")[1:-1].split(",") if o.strip()]
     wanted = {"twocolumn", "conference", "journal", "reprint", "preprint", "5p", "3p", "1p", "sigconf",
-              "acmsmall", "manuscript", "sigplan", "acmlarge", "acmtog", "review"}
+              "acmsmall", "manuscript", "sigplan", "acmlarge", "acmtog", "review", "compsoc"}
     shown = [o for o in options if o in wanted]
     return m[2] + (f"[{','.join(shown)}]" if shown else "")
 
@@ -148,6 +149,8 @@ def build(folder: Path, tex: Path, engine: str) -> Build:
         run([tex_engine, "-interaction=nonstopmode", tex.name], folder)
     stem = tex.with_suffix("")
     log = Path(f"{stem}.log").read_text(errors="replace") if Path(f"{stem}.log").exists() else ""
+    if engine == "dvips" and not Path(f"{stem}.dvi").exists():  # \pdfoutput=1: PDF straight away
+        return Build(False, 0, 0, log, None)
     if engine == "dvips" and Path(f"{stem}.dvi").exists():
         run(["dvips", "-q", "-o", f"{stem.name}.ps", f"{stem.name}.dvi"], folder)
         run(["ps2pdf", f"{stem.name}.ps", f"{stem.name}.pdf"], folder)
@@ -279,17 +282,26 @@ def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Pa
 
 
 def check_verdict(folder: Path) -> str:
-    """`pithtex check` on the paper with pith inserted after \\documentclass (its exit status)."""
+    """`pithtex check --json` on the paper with pith added after \\documentclass: its verdict,
+    what it read back from the PDF (Info, XMP, page-1 link) and its diagnostics' rules."""
     tex = main_file(folder)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / folder.name
         shutil.copytree(folder, work)
         (work / tex.name).write_text(insert_pith(tex.read_text(errors="replace"), "class"))
         subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
-        done = subprocess.run([str(PITHTEX), "check", str(work), "--main", tex.name], capture_output=True,
-                              text=True, timeout=900, check=False)
-    last = (done.stdout.strip().splitlines() or ["-"])[-1]
-    return f"exit {done.returncode}: {last[:70]}"
+        done = subprocess.run([str(PITHTEX), "check", str(work), "--main", tex.name, "--json"],
+                              capture_output=True, text=True, timeout=900, check=False)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return f"exit {done.returncode}, no JSON: {done.stderr.strip()[:80]}"
+    read = [f"{r['route']}: " + ("Info, XMP, link" if r.get("pith") and r["pith"].get("info") == NUMBER
+                                  and r["pith"].get("xmp") == NUMBER and r["pith"].get("page1_links")
+                                  else "no PDF" if not r.get("pdf") else "pith incomplete")
+            for r in report.get("routes", [])]
+    rules = sorted({d["rule"] for d in report.get("diagnostics", []) if d.get("severity") == "error"})
+    return f"exit {done.returncode}, {report.get('verdict')}; {'; '.join(read)}; errors: {', '.join(rules) or '-'}"
 
 
 def table(rows: list[Row]) -> str:
