@@ -12,7 +12,12 @@ Values: int/float/bool/None, `Name` (decoded, without the slash), `bytes` for st
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+
+from ..value import NamedTuple
+
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class PdfSyntaxError(ValueError):

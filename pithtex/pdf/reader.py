@@ -11,9 +11,12 @@ import mmap
 import re
 import zlib
 from pathlib import Path
-from typing import Any
 
 from .objects import Name, Parser, PdfSyntaxError, Ref, Stream
+
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 # Section chains longer than this are loops or attacks.
 MAX_SECTIONS = 512
