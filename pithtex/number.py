@@ -8,7 +8,6 @@ are look-up aliases, never identities (see `parse_reference`).
 
 from __future__ import annotations
 
-import base64
 import re
 
 from . import brand
@@ -122,6 +121,8 @@ class PithAlias(Frozen):
 
 def body_of_sha256(raw: bytes) -> str:
     """First 26 base32 characters of the whole 32-byte digest (not of its first 16 bytes)."""
+    import base64  # here, not at the top: a stamp or a parse never needs it
+
     return base64.b32encode(raw)[:BODY_LENGTH].decode("ascii")
 
 
