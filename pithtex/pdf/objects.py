@@ -62,15 +62,16 @@ class LazyPattern:
     """A regex compiled on first use, for the rare paths (damaged xrefs, `#` in names, tokens
     the one-call atom misses): compiling costs more than the stamp that never needs it."""
 
-    __slots__ = ("_compiled", "_source")
-
     def __init__(self, source: bytes | str) -> None:
-        self._source, self._compiled = source, None
+        self.source = source
 
-    def __getattr__(self, name: str) -> Any:  # match, fullmatch, sub, ...
-        if self._compiled is None:
-            self._compiled = re.compile(self._source)
-        return getattr(self._compiled, name)
+    def __getattr__(self, name: str) -> Any:
+        # Called only while an attribute is missing: the first use compiles and keeps the
+        # pattern's methods on the instance, so later calls cost what a compiled one's do.
+        compiled = re.compile(self.source)
+        for method in ("match", "fullmatch", "search", "finditer", "sub"):
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
 
 
 WHITESPACE = b"\x00\t\n\x0c\r "
