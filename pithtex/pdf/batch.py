@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 from ..errors import PithError
+from ..value import NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
 
 
