@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import socket
 import threading
@@ -54,6 +55,8 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
     """GET `url`; the whole exchange ends by `deadline` (time.monotonic()) or raises."""
     import requests
 
+    if not math.isfinite(deadline):  # a caller's bug: a fetch without an end is never allowed
+        raise ValueError(f"deadline {deadline!r} is not a finite time")
     if deadline - time.monotonic() <= 0:
         raise DeadlineExceeded("no time left")
     with _Watchdog(deadline) as dog, _session(user_agent) as session:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_command
+from . import add_command, seconds
 
 EPILOG = """\
 examples:
@@ -36,19 +36,15 @@ def register(subparsers) -> None:
                    help="route used to find the files and to check the archive (default: arXiv's choice)")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="bundle only this top-level file (and what it uses); repeat for several")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit per TeX run")
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS", help="time limit per TeX run")
     p.add_argument("--json", action="store_true", help="print the archive's files and the check as JSON")
 
 
 def run(args) -> int:
     from ..arxiv.bundle import bundle
     from ..arxiv.report import human
-    from ..errors import PithError
     from . import emit_json
     from .check import log_cap
-
-    if not args.timeout > 0:
-        raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
 
     made = bundle(args.path, args.output, engine=args.engine, timeout=args.timeout, mains=args.main,
                   log_cap=log_cap())

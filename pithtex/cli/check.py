@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_command, emit_json
+from . import add_command, emit_json, seconds
 
 EPILOG = """\
 examples:
@@ -38,7 +38,7 @@ def register(subparsers) -> None:
                    help="route to compile: auto (arXiv's choice, default), one route, or all in parallel")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="check only this top-level file of the upload (repeat for several)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS",
                    help="time limit per TeX run (default 120)")
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
@@ -61,10 +61,6 @@ def log_cap() -> int:
 def run(args) -> int:
     from ..arxiv.check import check_path
     from ..arxiv.report import human
-    from ..errors import PithError
-
-    if not args.timeout > 0:
-        raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
 
     result = check_path(args.path, engine=args.engine, timeout=args.timeout, mains=args.main, log_cap=log_cap())
     if args.json:

@@ -1,0 +1,122 @@
+"""Red-team findings (issue 11c): hostile text and settings that got through the hardening.
+
+Each test replays one attack against the real command line: a record, a file name or a
+server that carries terminal escape sequences, a badge drawn from such a record, a deadline
+or time limit that is no limit at all, a base URL with a password in it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from defusedxml import ElementTree
+
+from .conftest import assert_clean_error, pithtex_cli
+from .recordkit import TestKey, canonical, full_record
+from .resolverkit import FakeResolver, Reply, serving
+
+# What a terminal obeys: C0 (but tab and newline), DEL, C1 and the bidi overrides/isolates.
+OBEYED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\x1b[31m\u009b31m\u202e\r"
+
+
+@pytest.fixture
+def server() -> FakeResolver:
+    with serving() as s:
+        yield s
+
+
+def hostile_record(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A record signed by a test key, whose stated hash, aliases and paper title carry escapes."""
+    key = TestKey()
+    doc = full_record(canonical(), key)
+    doc["canonical_sha256"] = "deadbeef" + ESCAPES + "<&>"
+    doc["aliases"].append({"alias_kind": "pith_short_" + ESCAPES, "alias_value": "ZZ" + ESCAPES})
+    doc["paper"] = {"title": "T" + ESCAPES}
+    path = tmp_path / f"rec{ESCAPES.replace('/', '')}.json"
+    path.write_text(json.dumps(doc))
+    return path, key.key_file(tmp_path), doc["pith_number"]
+
+
+def assert_inert(*texts: str) -> None:
+    for text in texts:
+        assert not OBEYED.search(text), repr(text)
+
+
+def test_record_fields_and_file_names_reach_the_terminal_inert(tmp_path):
+    record, keys, number = hostile_record(tmp_path)
+    p = pithtex_cli("verify", str(record), "--keys", str(keys))
+    assert p.returncode == 1, p.stderr
+    assert_inert(p.stdout, p.stderr)
+    assert "\\u001b[31m" in p.stdout  # shown, not obeyed
+    missing = pithtex_cli("verify", str(tmp_path / f"no{ESCAPES.replace('/', '')}.json"))
+    assert_inert(assert_clean_error(missing, 2), missing.stdout)
+
+
+def test_json_output_stays_valid_and_exact(tmp_path):
+    record, keys, _number = hostile_record(tmp_path)
+    p = pithtex_cli("verify", str(record), "--keys", str(keys), "--json")
+    assert_inert(p.stdout, p.stderr)
+    report = json.loads(p.stdout)  # the \uXXXX spelling is JSON's own: values come back exact
+    assert report["details"]["hash"].endswith("deadbeef" + ESCAPES + "<&>")
+
+
+def test_key_id_served_by_a_resolver_reaches_the_terminal_inert(tmp_path, server):
+    key = TestKey("k" + ESCAPES)
+    doc = full_record(canonical(), key)
+    body = doc["pith_number"].split(":")[-1]
+    server.record(body, Reply.json(doc))
+    p = pithtex_cli("verify", body, "--online", "--base-url", server.base,
+                    env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert p.returncode == 3, p.stderr
+    assert_inert(p.stdout, p.stderr)
+    assert "not a pinned registry key" in p.stdout
+
+
+def test_a_badge_from_a_hostile_record_is_well_formed_svg(tmp_path):
+    record, keys, number = hostile_record(tmp_path)
+    out = tmp_path / "badge.svg"
+    p = pithtex_cli("badge", number, "--record", str(record), "--keys", str(keys), "-o", str(out))
+    assert p.returncode == 1, p.stderr  # an invalid record: the badge says so, and exit 1
+    assert_inert(p.stderr)
+    title = ElementTree.parse(out).getroot().find("{http://www.w3.org/2000/svg}title").text
+    assert "invalid" in title and "\ufffd[31m" in title and "<&>" in title
+
+
+@pytest.mark.parametrize("value", ["inf", "1e309", "nan", "abc", "0", "-1"])
+def test_a_pith_timeout_that_is_no_deadline_is_refused(tmp_path, server, value):
+    # `inf` used to crash the watchdog thread and leave the fetch without any deadline.
+    server.route("/pith/RPPXGBFWI63E5JJ2CJKDOVW64I.json", Reply(drip=0.5, body=b"x" * 100))
+    p = pithtex_cli("verify", "RPPXGBFWI63E5JJ2CJKDOVW64I", "--online", "--base-url", server.base,
+                    env={"XDG_CACHE_HOME": str(tmp_path), "PITH_TIMEOUT": value}, timeout=60)
+    assert "PITH_TIMEOUT" in assert_clean_error(p, 2) and "finite number of seconds" in p.stderr
+    assert not server.requests
+
+
+@pytest.mark.parametrize("value", ["inf", "1e309", "nan", "0", "-5"])
+def test_check_time_limit_must_be_finite(tmp_path, value):
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\\begin{document}\\def\\a{\\a}\\a\\end{document}\n")
+    for command in ("check", "bundle"):
+        p = pithtex_cli(command, str(tmp_path), "--timeout", value, timeout=30)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert p.stderr.startswith(f"pithtex {command}: argument --timeout: ")
+        assert "finite number of seconds" in p.stderr and len(p.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("http://user:s3cret@127.0.0.1:1", "user name or password"),
+    ("http://127.0.0.1:99999", "host or port"),
+    ("http://a\x1b[31mb", "control characters"),
+    ("http://127.0.0.1:1/?x=1", "query or fragment"),
+])
+def test_odd_base_urls_are_refused_without_echoing_secrets(tmp_path, url, says):
+    for how in (["--base-url", url], []):
+        p = pithtex_cli("verify", "RPPXGBFWI63E5JJ2CJKDOVW64I", "--online", *how,
+                        env={"XDG_CACHE_HOME": str(tmp_path), "PITH_BASE_URL": url})
+        err = assert_clean_error(p, 2)
+        assert says in err and "s3cret" not in err
+        assert_inert(err)
+    assert not (tmp_path / "pithtex").exists()  # nothing cached under a name holding the password
