@@ -14,6 +14,11 @@ The rules (stamp -o/--in-place, badge -o, bundle -o, render, web assets, the res
 - Failures to write (read-only folder, no space, permission) are one `OutputError` (exit 2).
 - One exception to the temporary file: `append_in_place`, for `stamp --in-place`, appends an
   incremental update to the file itself (O(update)), cutting it back on any failure.
+
+And every file pithtex reads from the command line (records, key files, PDFs) is opened by
+`open_input`: only a regular file is read. Opening a FIFO would wait forever for a writer,
+and /dev/zero or /dev/urandom never end, so those (and folders, sockets, devices) are refused
+before a byte is read; `read_input` also stops at a size limit instead of filling memory.
 """
 
 from __future__ import annotations
@@ -30,6 +35,10 @@ from .errors import PithError
 
 class OutputError(PithError):
     """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
+
+
+class InputError(PithError):
+    """An input path that is not a regular file, or larger than its kind of file may be (exit 2)."""
 
 
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
@@ -62,6 +71,34 @@ def output_path(path: Path | str) -> Path:
         folder = real.parent if given.is_symlink() else given.parent
         raise OutputError(f"{given}: the folder {folder} does not exist (pithtex creates no folders for -o)")
     return real if given.is_symlink() else given
+
+
+def open_input(path: Path | str) -> BinaryIO:
+    """`path` opened for reading when it is a regular file (a symlink to one is fine).
+
+    O_NONBLOCK makes opening a FIFO return at once (instead of waiting for a writer), so the
+    check on what was opened can refuse it; it means nothing for a regular file. Raises
+    InputError for anything else, OSError (FileNotFoundError, ...) as open() would."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else next(
+                (kind for test, kind in _KINDS if test(mode)), "not a regular file")
+            raise InputError(f"{path}: is {kind}, not a regular file; pithtex reads regular files only")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input(path: Path | str, limit: int, what: str) -> bytes:
+    """The bytes of the regular file `path`; InputError when it holds more than `limit`."""
+    with open_input(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit:,} bytes, more than {what} may be")
+    return data
 
 
 @contextmanager

@@ -8,7 +8,9 @@ or time limit that is no limit at all, a base URL with a password in it.
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -47,7 +49,7 @@ def assert_inert(*texts: str) -> None:
 
 
 def test_record_fields_and_file_names_reach_the_terminal_inert(tmp_path):
-    record, keys, number = hostile_record(tmp_path)
+    record, keys, _number = hostile_record(tmp_path)
     p = pithtex_cli("verify", str(record), "--keys", str(keys))
     assert p.returncode == 1, p.stderr
     assert_inert(p.stdout, p.stderr)
@@ -120,3 +122,32 @@ def test_odd_base_urls_are_refused_without_echoing_secrets(tmp_path, url, says):
         assert says in err and "s3cret" not in err
         assert_inert(err)
     assert not (tmp_path / "pithtex").exists()  # nothing cached under a name holding the password
+
+
+# -- inputs that are not regular files: a FIFO waited forever, /dev/zero filled memory ---------
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "in.fifo"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("command", [
+    ["verify", "{input}"],
+    ["number", "--record", "{input}"],
+    ["inspect", "{input}"],
+    ["stamp", "{input}", "-o", "{tmp}/out.pdf", "--number", "RPPXGBFWI63E5JJ2CJKDOVW64I"],
+    ["stamp", "{input}", "--in-place", "--number", "RPPXGBFWI63E5JJ2CJKDOVW64I"],
+    ["verify", "--keys", "{input}", "{seed}"],
+])
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_inputs_that_never_end_are_refused_at_once(tmp_path, command, kind):
+    from .conftest import SEED_PATH
+
+    source = fifo(tmp_path) if kind == "fifo" else Path(kind)
+    args = [a.format(input=source, tmp=tmp_path, seed=SEED_PATH) for a in command]
+    started = time.monotonic()
+    p = pithtex_cli(*args, timeout=30)  # a FIFO used to block here until the timeout
+    err = assert_clean_error(p, 2)
+    assert "not a regular file" in err, err
+    assert time.monotonic() - started < 20
+    assert sorted(x.name for x in tmp_path.iterdir()) == (["in.fifo"] if kind == "fifo" else [])

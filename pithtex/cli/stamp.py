@@ -87,11 +87,12 @@ def _options(args):
     from ..pdf.stamp import Options
 
     if args.record:
-        from ..record import canonical_of, load_document, number_of
+        from ..files import read_input
+        from ..record import MAX_RECORD_BYTES, canonical_of, load_document, number_of
 
         path = __import__("pathlib").Path(args.record)
         number = number_of(canonical_of(load_document(path)))
-        data = path.read_bytes() if args.attach_record else None
+        data = read_input(path, MAX_RECORD_BYTES, "a Pith record") if args.attach_record else None
         return Options(number, data, args.badge, args.attach_record, args.force, _password(args))
     number = PithNumber.parse(args.number) if args.number else None
     return Options(number, None, args.badge, args.attach_record, args.force, _password(args))

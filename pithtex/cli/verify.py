@@ -160,10 +160,12 @@ def _failed_fetch(number, exc, step: str = "fetch") -> dict:
 def _is_pdf(path: Path) -> bool:
     if path.suffix.lower() == ".pdf":
         return True
+    from ..files import InputError, open_input
+
     try:
-        with path.open("rb") as handle:
+        with open_input(path) as handle:  # a FIFO is not waited on: load_document refuses it
             return handle.read(1024).lstrip().startswith(b"%PDF-")
-    except OSError:
+    except (OSError, InputError):
         return False
 
 

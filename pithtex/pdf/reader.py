@@ -8,11 +8,13 @@ not where the xref says it is raises `Damaged`, and the stamp refuses the file.
 from __future__ import annotations
 
 import mmap
+import os
 import re
 import zlib
 from pathlib import Path
 from typing import Any
 
+from ..files import open_input
 from .objects import Name, Parser, PdfSyntaxError, Ref, Stream
 
 # Section chains longer than this are loops or attacks.
@@ -111,8 +113,8 @@ class PdfFile:
 
     def __init__(self, path: str | Path, size: int | None = None, password: bytes | None = None) -> None:
         self.path = Path(path)
-        self._file = open(self.path, "rb")  # noqa: SIM115 (closed in close())
-        self.size = size if size is not None else self.path.stat().st_size
+        self._file = open_input(self.path)  # a regular file only: a FIFO or device is refused
+        self.size = size if size is not None else os.fstat(self._file.fileno()).st_size
         if self.size == 0:
             self._file.close()
             raise Damaged("empty file")
