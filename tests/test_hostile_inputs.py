@@ -151,3 +151,46 @@ def test_inputs_that_never_end_are_refused_at_once(tmp_path, command, kind):
     assert "not a regular file" in err, err
     assert time.monotonic() - started < 20
     assert sorted(x.name for x in tmp_path.iterdir()) == (["in.fifo"] if kind == "fifo" else [])
+
+
+# -- uploads: an archive that is no file, a hostile 00README.json ------------------------------
+@pytest.mark.parametrize("kind", ["fifo", "link-to-/dev/zero"])
+@pytest.mark.parametrize("name", ["paper.tar.gz", "paper.zip"])
+def test_an_archive_that_never_ends_is_refused_at_once(tmp_path, kind, name):
+    archive = tmp_path / name
+    if kind == "fifo":
+        os.mkfifo(archive)  # waited forever for a writer
+    else:
+        archive.symlink_to("/dev/zero")  # was read until the machine ran out of memory
+    for command in (["check", str(archive)], ["bundle", str(archive), "-o", str(tmp_path / "out.tar.gz")]):
+        p = pithtex_cli(*command, timeout=30)
+        assert "not a regular file" in assert_clean_error(p, 2)
+    assert sorted(x.name for x in tmp_path.iterdir()) == [name]
+
+
+PAPER = "\\documentclass{article}\\begin{document}hi\\end{document}\n"
+
+
+@pytest.mark.parametrize(("readme", "says"), [
+    ('{"sources": "main.tex", "process": [1]}', "'sources' must be a list"),
+    ('{"process": ["pdflatex"]}', "'process' must be an object"),
+    ("[" * 50000 + "]" * 50000, "nested too deeply"),
+    ('{"process": {"compiler": ["x"]}}', "does not run"),
+])
+def test_a_hostile_00readme_is_unusable_input_not_a_bug(tmp_path, readme, says):
+    (tmp_path / "main.tex").write_text(PAPER)
+    (tmp_path / "00README.json").write_text(readme)
+    for command in ("check", "bundle"):
+        extra = ["-o", str(tmp_path.parent / f"{tmp_path.name}.tar.gz")] if command == "bundle" else []
+        assert says in assert_clean_error(pithtex_cli(command, str(tmp_path), *extra, timeout=60), 2)
+
+
+def test_a_00readme_that_is_a_link_is_not_part_of_the_upload(tmp_path):
+    # arXiv keeps no links, and every other linked file is skipped; this one was read (any size).
+    (tmp_path / "main.tex").write_text(PAPER)
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-readme.json"
+    elsewhere.write_text('{"process": {"compiler": "not-a-compiler"}}')
+    (tmp_path / "00README.json").symlink_to(elsewhere)
+    p = pithtex_cli("check", str(tmp_path), "--json", timeout=120)
+    assert "not-a-compiler" not in p.stdout + p.stderr
+    assert p.returncode == 0, p.stdout + p.stderr
