@@ -71,17 +71,13 @@ def add_command(subparsers, name: str, help: str, description: str, epilog: str 
     return parser
 
 
-def seconds(text: str) -> float:
-    """An argparse type for a time limit: a positive, finite number of seconds (`inf` or
-    `1e309` would be no limit at all, `nan` compares false with every deadline)."""
+def time_limit(value: float, option: str) -> float:
+    """`value` when it is a usable time limit: positive and finite (`inf` or `1e309` would be
+    no limit at all, and `nan` compares false with every deadline); else PithError (exit 2)."""
     import math
 
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a positive, finite number of seconds")
+        raise PithError(f"{option} {value:g}: give a positive, finite number of seconds")
     return value
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_command, seconds
+from . import add_command, time_limit
 
 EPILOG = """\
 examples:
@@ -36,7 +36,7 @@ def register(subparsers) -> None:
                    help="route used to find the files and to check the archive (default: arXiv's choice)")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="bundle only this top-level file (and what it uses); repeat for several")
-    p.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS", help="time limit per TeX run")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit per TeX run")
     p.add_argument("--json", action="store_true", help="print the archive's files and the check as JSON")
 
 
@@ -46,7 +46,8 @@ def run(args) -> int:
     from . import emit_json
     from .check import log_cap
 
-    made = bundle(args.path, args.output, engine=args.engine, timeout=args.timeout, mains=args.main,
+    timeout = time_limit(args.timeout, "--timeout")
+    made = bundle(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
                   log_cap=log_cap())
     if args.json:
         emit_json({"archive": str(made.out), "files": made.files, "route": made.route, "mains": made.mains,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_command, emit_json, seconds
+from . import add_command, emit_json, time_limit
 
 EPILOG = """\
 examples:
@@ -38,7 +38,7 @@ def register(subparsers) -> None:
                    help="route to compile: auto (arXiv's choice, default), one route, or all in parallel")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="check only this top-level file of the upload (repeat for several)")
-    p.add_argument("--timeout", type=seconds, default=120.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                    help="time limit per TeX run (default 120)")
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
@@ -62,7 +62,8 @@ def run(args) -> int:
     from ..arxiv.check import check_path
     from ..arxiv.report import human
 
-    result = check_path(args.path, engine=args.engine, timeout=args.timeout, mains=args.main, log_cap=log_cap())
+    timeout = time_limit(args.timeout, "--timeout")
+    result = check_path(args.path, engine=args.engine, timeout=timeout, mains=args.main, log_cap=log_cap())
     if args.json:
         emit_json(result.as_dict())
     else:
