@@ -45,15 +45,19 @@ _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")
           (stat.S_ISSOCK, "a socket"))
 
 
-def output_path(path: Path | str) -> Path:
+def output_path(path: Path | str, *, follow: bool = True) -> Path:
     """The regular file that writing `path` will replace or create, checked before any work.
 
     A symlink is followed: the result is the file it points to (else `path` as given); raises OutputError for `-`,
-    folders, devices, FIFOs, sockets, symlink loops and a missing parent folder."""
+    folders, devices, FIFOs, sockets, symlink loops and a missing parent folder. With
+    `follow=False` (files pithtex owns, such as the cache) a symlink is replaced by the new
+    file instead, so a link planted there cannot aim the write at another file."""
     text = os.fspath(path)
     if text == "-":
         raise OutputError("-: this command writes files only, not to stdout; give a file name")
     given = Path(text)
+    if not follow and given.is_symlink():
+        return given
     real = Path(os.path.realpath(given))
     try:
         info = os.stat(real)
@@ -73,13 +77,15 @@ def output_path(path: Path | str) -> Path:
     return real if given.is_symlink() else given
 
 
-def open_input(path: Path | str) -> BinaryIO:
-    """`path` opened for reading when it is a regular file (a symlink to one is fine).
+def open_input(path: Path | str, *, follow: bool = True) -> BinaryIO:
+    """`path` opened for reading when it is a regular file (a symlink to one is fine, unless
+    `follow=False`: then a symlink is an OSError, for files pithtex owns such as the cache).
 
     O_NONBLOCK makes opening a FIFO return at once (instead of waiting for a writer), so the
     check on what was opened can refuse it; it means nothing for a regular file. Raises
     InputError for anything else, OSError (FileNotFoundError, ...) as open() would."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -92,9 +98,9 @@ def open_input(path: Path | str) -> BinaryIO:
         raise
 
 
-def read_input(path: Path | str, limit: int, what: str) -> bytes:
+def read_input(path: Path | str, limit: int, what: str, *, follow: bool = True) -> bytes:
     """The bytes of the regular file `path`; InputError when it holds more than `limit`."""
-    with open_input(path) as handle:
+    with open_input(path, follow=follow) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise InputError(f"{path}: larger than {limit:,} bytes, more than {what} may be")
@@ -102,11 +108,12 @@ def read_input(path: Path | str, limit: int, what: str) -> bytes:
 
 
 @contextmanager
-def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = None) -> Iterator[BinaryIO]:
+def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = None,
+                  follow: bool = True) -> Iterator[BinaryIO]:
     """A binary file to write `path`'s new content into; it replaces `path` only when the
     block ends without an exception. `sync` fsyncs before the rename (for --in-place);
-    `mode` overrides the kept/umask mode."""
-    target = output_path(path)
+    `mode` overrides the kept/umask mode; `follow` as in `output_path`."""
+    target = output_path(path, follow=follow)
     fd, tmp = _temp_beside(target)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -124,12 +131,12 @@ def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = No
         raise
 
 
-def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None) -> Path:
+def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None, follow: bool = True) -> Path:
     """Write `data` (text as UTF-8, newlines untouched) to `path` by the rules above; the path
     written (a symlink's target) is returned."""
-    with atomic_output(path, mode=mode) as out:
+    with atomic_output(path, mode=mode, follow=follow) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)
-    return output_path(path)
+    return output_path(path, follow=follow)
 
 
 def new_file_mode() -> int:

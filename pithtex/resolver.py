@@ -36,7 +36,7 @@ from typing import Any
 from . import brand, net
 from .arxivid import ArxivId
 from .errors import InvalidNumber, PithError, RecordError, Undecidable
-from .files import OutputError, write_atomic
+from .files import InputError, OutputError, read_input, write_atomic
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
@@ -285,8 +285,10 @@ class Resolver:
     def _cache_read(self, number: PithNumber) -> tuple[dict[str, Any], str | None] | None:
         """(document, etag) of a cache entry that still verifies; None for anything else."""
         try:
-            entry = json.loads(self._cache_path(number).read_bytes())
-        except (OSError, ValueError):  # missing, unreadable, or not JSON: as if absent
+            # The cache is ours: a link, FIFO or device planted there is not read through.
+            data = read_input(self._cache_path(number), 2 * self.max_bytes, "a cache entry", follow=False)
+            entry = json.loads(data)
+        except (OSError, InputError, ValueError, RecursionError):  # missing, planted, or not JSON: as if absent
             return None
         if not isinstance(entry, dict) or entry.get("base") != self.base or entry.get("number") != number.body:
             return None
@@ -304,7 +306,7 @@ class Resolver:
         path = self._cache_path(number)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False)
         except (OSError, OutputError):
             pass
 

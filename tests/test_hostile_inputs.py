@@ -193,3 +193,44 @@ def test_a_00readme_that_is_a_link_is_not_part_of_the_upload(tmp_path):
     p = pithtex_cli("check", str(tmp_path), "--json", timeout=120)
     assert "not-a-compiler" not in p.stdout + p.stderr
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+# -- the resolver cache: entries replaced by links, FIFOs and devices ----------------------------
+def cached_entry(tmp_path: Path, server: FakeResolver) -> tuple[str, Path, Path]:
+    """A record served and cached by one online verify: (number body, key file, cache entry)."""
+    key = TestKey()
+    doc = full_record(canonical(), key)
+    body = doc["pith_number"].split(":")[-1]
+    server.record(body, Reply.json(doc))
+    keys = key.key_file(tmp_path)
+    p = pithtex_cli("verify", body, "--online", "--base-url", server.base, "--keys", str(keys),
+                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert p.returncode == 0, p.stderr
+    [entry] = (tmp_path / "cache").rglob(f"{body}.json")
+    return body, keys, entry
+
+
+def test_a_link_planted_in_the_cache_cannot_aim_its_write_elsewhere(tmp_path, server):
+    body, keys, entry = cached_entry(tmp_path, server)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    entry.unlink()
+    entry.symlink_to(victim)  # the next good answer used to be written into victim.txt
+    p = pithtex_cli("verify", body, "--online", "--base-url", server.base, "--keys", str(keys),
+                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert p.returncode == 0, p.stderr
+    assert victim.read_text() == "precious\n"
+    assert not entry.is_symlink() and json.loads(entry.read_text())["number"] == body
+
+
+@pytest.mark.parametrize("plant", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_a_cache_entry_that_never_ends_is_ignored(tmp_path, server, plant):
+    body, keys, entry = cached_entry(tmp_path, server)
+    entry.unlink()
+    if plant == "fifo":
+        os.mkfifo(entry)  # --offline used to wait forever here
+    else:
+        entry.symlink_to(plant)  # and to read this until the machine ran out of memory
+    p = pithtex_cli("verify", body, "--offline", "--base-url", server.base, "--keys", str(keys),
+                    env={"XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=30)
+    assert "no cached record" in assert_clean_error(p, 3)
