@@ -140,7 +140,9 @@ def expl3_text(text: str) -> str:
     return "".join(out)
 
 
-_LATEX = {"\\": "\\textbackslash{}", "{": "\\{", "}": "\\}", "#": "\\#", "_": "\\_", "&": "\\&",
+# A break is allowed after an opening brace: `\pithnumber{` + 26 characters is wider than
+# the manual's table columns.
+_LATEX = {"\\": "\\textbackslash{}", "{": "\\{\\allowbreak{}", "}": "\\}", "#": "\\#", "_": "\\_", "&": "\\&",
           "%": "\\%", "$": "\\$", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}
 
 

@@ -7,10 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from .resolverkit import FakeResolver, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_PATH = ROOT / "examples" / "seed-record.json"
@@ -47,6 +49,18 @@ def pdf_sources(select: Callable[[Path], bool] = lambda _path: True) -> list:
     names = {p.name for p in own}
     extra = [p for p in sorted(CORPUS.glob("*.pdf")) if p.name not in names and select(p)] if CORPUS else []
     return own + [pytest.param(p, marks=pytest.mark.corpus, id=f"corpus-{p.name[:20]}") for p in extra]
+
+
+def seed_doc() -> dict:
+    """A fresh copy of the seed record (safe to mutate)."""
+    return json.loads(SEED_PATH.read_text("utf-8"))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeResolver]:
+    """A fixture resolver on 127.0.0.1 (tests/resolverkit.py), stopped after the test."""
+    with serving() as server:
+        yield server
 
 
 @pytest.fixture

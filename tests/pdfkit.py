@@ -71,3 +71,14 @@ def qpdf_check(path: Path) -> int:
 def show_encryption(path: Path, password: str = "") -> str:
     return subprocess.run(["qpdf", f"--password={password}", "--show-encryption", str(path)],
                           capture_output=True, text=True, timeout=60).stdout
+
+
+def pdfa_file(path: Path, part: str) -> Path:
+    """A one-page pikepdf file whose XMP claims PDF/A-`part`b (a claim only, not a valid PDF/A)."""
+    with pikepdf.new() as pdf:
+        pdf.add_blank_page()
+        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+            meta["pdfaid:part"] = part
+            meta["pdfaid:conformance"] = "B"
+        pdf.save(path)
+    return path

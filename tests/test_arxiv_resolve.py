@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,22 +17,12 @@ from pithtex.errors import InvalidNumber
 from pithtex.number import PithNumber
 from pithtex.verify import verify_document
 
-from .conftest import BODY, SEED_PATH, assert_clean_error, pithtex_cli
+from .conftest import BODY, assert_clean_error, pithtex_cli, seed_doc
 from .recordkit import TestKey, canonical, full_record
-from .resolverkit import FakeResolver, Reply, serving
+from .resolverkit import FakeResolver, Reply
 
 RESOLVE = "/api/pith-number/resolve"
 OTHER = PithNumber("A" * 26)
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
-
-
-def seed_doc() -> dict:
-    return json.loads(SEED_PATH.read_text("utf-8"))
 
 
 def cli(fake: FakeResolver, tmp_path, *args: str, **env: str):

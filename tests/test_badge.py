@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -20,16 +19,10 @@ from pithtex.trust import KeyRing, PublicKey, pinned_keys
 
 from .conftest import BODY, SEED_PATH, URL, assert_clean_error, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
-from .resolverkit import FakeResolver, Reply, closed_port_url, serving
+from .resolverkit import Reply, closed_port_url
 
 N = PithNumber(BODY, 2021)
 SVG_NS = "{http://www.w3.org/2000/svg}"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
 
 
 def said(svg_text: str) -> str:

@@ -9,14 +9,13 @@ import pty
 import select
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import BODY, ROOT, SEED_PATH, assert_clean_error, pithtex_cli
 from .fskit import small_pdf
-from .resolverkit import FakeResolver, Reply, serving
+from .resolverkit import Reply
 from .test_resolver import tampered
 
 # A test-only hook: Python imports `sitecustomize` from PYTHONPATH at start-up, so this file
@@ -66,12 +65,6 @@ def test_an_injected_bug_with_json_is_a_json_error(tmp_path):
     assert p.returncode == 70
     j = json.loads(p.stdout)
     assert j["exit_code"] == 70 and "this is a bug" in j["error"]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
 
 
 def error_cases(tmp_path: Path, base: str) -> list[tuple[list[str], int]]:

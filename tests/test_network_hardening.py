@@ -21,12 +21,6 @@ PATH = f"/pith/{BODY}.json"
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
-
-
-@pytest.fixture
 def other() -> Iterator[FakeResolver]:
     with serving() as server:
         yield server

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from .conftest import BODY, assert_clean_error, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
-from .resolverkit import FakeResolver, Reply, closed_port_url, serving
+from .resolverkit import FakeResolver, Reply, closed_port_url
 from .test_resolver import bad_signature, seed_doc, tampered
 
 PATH = f"/pith/{BODY}.json"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
 
 
 def online(fake: FakeResolver, tmp_path, *args: str, env: dict | None = None):

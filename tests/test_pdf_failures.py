@@ -80,3 +80,16 @@ def test_injected_bug_surfaces_as_a_bug(tmp_path: Path, exc: str, target: str, c
     proc = run_with_bug(exc, target, *args, debug=True)
     assert proc.returncode != 0 and "Traceback" in proc.stderr and f"{exc}: " in proc.stderr
     assert not (tmp_path / "o.pdf").exists()
+
+
+def test_injected_bug_in_a_batch_is_reported_as_a_bug_and_the_rest_goes_on(tmp_path: Path):
+    first, second = make_pdf(tmp_path / "a.pdf"), make_pdf(tmp_path / "b.pdf")
+    out = tmp_path / "out"
+    out.mkdir()
+    args = ["stamp", str(first), str(second), "--number", BODY, "-o", str(out)]
+    proc = run_with_bug("TypeError", "read_links", *args)
+    assert proc.returncode == 70, proc.stderr
+    assert proc.stderr.count("this is a bug in pithtex: TypeError") == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and list(out.iterdir()) == []
+    proc = run_with_bug("TypeError", "read_links", *args, debug=True)
+    assert proc.returncode == 70 and "Traceback" in proc.stderr

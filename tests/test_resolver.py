@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -15,22 +14,12 @@ from pithtex.resolver import Resolver, ResolverError, base_url, cache_dir
 from pithtex.trust import KeyRing, PublicKey, pinned_keys
 from pithtex.verify import verify_document
 
-from .conftest import BODY, SEED_PATH
+from .conftest import BODY, seed_doc
 from .recordkit import TestKey, canonical, full_record
-from .resolverkit import FakeResolver, Reply, closed_port_url, serving
+from .resolverkit import FakeResolver, Reply, closed_port_url
 
 N = PithNumber(BODY)
 PATH = f"/pith/{BODY}.json"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeResolver]:
-    with serving() as server:
-        yield server
-
-
-def seed_doc() -> dict:
-    return json.loads(SEED_PATH.read_text("utf-8"))
 
 
 def tampered() -> dict:

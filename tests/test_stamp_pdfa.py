@@ -14,16 +14,7 @@ import pikepdf
 import pytest
 
 from .conftest import BODY, SEED_PATH, assert_clean_error, pithtex_cli
-
-
-def pdfa_file(path: Path, part: str) -> Path:
-    with pikepdf.new() as pdf:
-        pdf.add_blank_page()
-        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
-            meta["pdfaid:part"] = part
-            meta["pdfaid:conformance"] = "B"
-        pdf.save(path)
-    return path
+from .pdfkit import pdfa_file
 
 
 def claim(path: Path) -> str | None:

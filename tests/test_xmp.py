@@ -14,6 +14,7 @@ from pithtex.pdf import xmp
 from pithtex.pdf.stamp import Options, stamp_file
 
 from .conftest import BODY, URL, fixture_pdf
+from .pdfkit import pdfa_file
 
 VALUES = {"number": BODY, "url": URL, "long": f"pith:2021:{BODY}"}
 OTHER = "AAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -131,16 +132,6 @@ def test_info_strings_survive_with_escapes(tmp_path: Path):
     with out.open("rb") as fh:
         info = PdfReader(fh).metadata
         assert info["/Title"] == title and info["/PithNumber"] == BODY
-
-
-def pdfa_file(path: Path, part: str) -> Path:
-    with pikepdf.new() as pdf:
-        pdf.add_blank_page()
-        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
-            meta["pdfaid:part"] = part
-            meta["pdfaid:conformance"] = "B"
-        pdf.save(path)
-    return path
 
 
 def test_attach_record_on_pdfa3_is_an_associated_file(tmp_path: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -30,8 +31,14 @@ def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
         return run_one(task).as_dict(), None
     except PithError as exc:
         return None, (str(task.source), str(exc), exc.exit_code)
-    except Exception as exc:  # one bad file must not end the batch
-        return None, (str(task.source), f"{task.source}: internal error: {type(exc).__name__}: {exc}", 70)
+    except Exception as exc:  # a bug: it must not end the batch, and it is reported as a bug, not as bad input
+        message = (f"{task.source}: internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
+                   "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
+        if os.environ.get("PITHTEX_DEBUG"):
+            import traceback
+
+            message += "\n" + traceback.format_exc().rstrip()
+        return None, (str(task.source), message, 70)
 
 
 def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict], list[tuple[str, str, int]]]:
