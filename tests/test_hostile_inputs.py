@@ -234,3 +234,22 @@ def test_a_cache_entry_that_never_ends_is_ignored(tmp_path, server, plant):
     p = pithtex_cli("verify", body, "--offline", "--base-url", server.base, "--keys", str(keys),
                     env={"XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=30)
     assert "no cached record" in assert_clean_error(p, 3)
+
+
+# -- papers: a loop that writes to a side file, not to the log ----------------------------------
+def test_a_paper_that_fills_a_side_file_is_stopped_at_the_files_cap(tmp_path):
+    # \write to a file of its own: the log stays small, so only the time limit stopped it,
+    # after some 5 GB written into /tmp (2 minutes at ~45 MB/s).
+    line = "\\s" * 80
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\immediate\\openout5=big.txt\n"
+        "\\def\\s{" + "x" * 120 + "}\\def\\a{\\immediate\\write5{" + line + "}\\a}\\a\\end{document}\n")
+    started = time.monotonic()
+    p = pithtex_cli("check", str(tmp_path), "--json", "--timeout", "60",
+                    env={"PITHTEX_LOG_CAP": str(2**20)}, timeout=120)  # files cap: 20 MB
+    assert p.returncode == 1, p.stderr
+    report = json.loads(p.stdout)
+    [route] = report["routes"]
+    assert route["files_too_large"] is True and route["timed_out"] is False and route["log_too_large"] is False
+    assert [d["rule"] for d in report["diagnostics"] if d["severity"] == "error"] == ["files-too-large"]
+    assert time.monotonic() - started < 30

@@ -57,7 +57,8 @@ def _route_dict(result: Result, run, several: bool) -> dict:
     out.update({
         "route": run.route, "ok": route_ok(result, run.route), "pdf": run.pdf is not None,
         "runs": run.runs, "shared_first_pass": run.seeded, "seconds": round(run.seconds, 2),
-        "timed_out": run.timed_out, "log_too_large": run.log_too_large,
+        "timed_out": run.timed_out, "log_too_large": run.log_too_large and not run.files_too_large,
+        "files_too_large": run.files_too_large,
         "errors": len(log.errors), "undefined_references": log.undefined_references,
         "undefined_citations": log.undefined_citations, "missing_characters": len(log.missing_characters),
         "overfull_boxes": log.overfull_boxes, "underfull_boxes": log.underfull_boxes,

@@ -18,7 +18,7 @@ PATH or --main checks only that file. Each is copied into a fresh folder and com
 with shell escape off, a private empty TeX home tree and no BibTeX run, as on arXiv;
 then the PDF is read back for the Pith Number (Info, XMP) and the badge link on page 1.
 A TeX run that writes more than 50 MB of log is stopped (log-too-large; PITHTEX_LOG_CAP
-sets the cap in bytes).
+sets the cap in bytes), and so is one that adds 20 times that to its files (files-too-large).
 
 exit codes: 0 arXiv-safe, 1 would fail on arXiv or loses pith metadata, 2 unusable input.
 """
