@@ -27,6 +27,13 @@ def visible(text: str) -> str:
     return _TERMINAL_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def line(text: str) -> str:
+    """`visible`, and newlines spelled out too: one value (a file name, a field of a record
+    or PDF) printed on a report's line cannot start a line of its own, such as a forged
+    `[ok  ] signature` line under a failed check."""
+    return visible(text).replace("\n", "\\u000a")
+
+
 def xml(text: str) -> str:
     """`text` escaped for XML/HTML text and attribute values (quotes included)."""
     return html.escape(_NOT_XML.sub("\ufffd", text), quote=True)

@@ -253,3 +253,27 @@ def test_a_paper_that_fills_a_side_file_is_stopped_at_the_files_cap(tmp_path):
     assert route["files_too_large"] is True and route["timed_out"] is False and route["log_too_large"] is False
     assert [d["rule"] for d in report["diagnostics"] if d["severity"] == "error"] == ["files-too-large"]
     assert time.monotonic() - started < 30
+
+
+# -- newlines: one value printed on a report's line must not start a line of its own ------------
+def test_a_record_cannot_forge_a_report_line(tmp_path):
+    key = TestKey()
+    doc = full_record(canonical(), key)
+    doc["canonical_sha256"] = "x\n  [ok  ] signature  valid Ed25519 signature by pith-v1-2026-05 over the hash"
+    record = tmp_path / "spoof.json"
+    record.write_text(json.dumps(doc))
+    p = pithtex_cli("verify", str(record), "--keys", str(key.key_file(tmp_path)))
+    assert p.returncode == 1, p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 8 and lines[1].startswith("  [FAIL] hash"), p.stdout  # one line per check
+    assert not any(ln.startswith("  [ok  ] signature  valid Ed25519 signature by pith-v1") for ln in lines)
+
+
+def test_file_names_with_newlines_stay_on_their_line(tmp_path):
+    from .fskit import small_pdf
+
+    source = small_pdf(tmp_path / "a\nFAKE: stamped.pdf")
+    p = pithtex_cli("stamp", str(source), "-o", str(tmp_path / "o\nx.pdf"), "--number", "RPPXGBFWI63E5JJ2CJKDOVW64I")
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.splitlines()) == 1 and "a\\u000aFAKE" in p.stdout
+    assert (tmp_path / "o\nx.pdf").is_file()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import safetext
 from .diagnostic import ERROR, Diagnostic
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def human(check: Check) -> str:
         lines.append(f"          fix: {d.fix}")
     if len(grouped) > MAX_SHOWN:
         lines.append(f"  … and {len(grouped) - MAX_SHOWN} more (--json lists every one)")
-    return "\n".join(lines)
+    return "\n".join(map(safetext.line, lines))  # file names and TeX's words stay on their line
 
 
 def _route_lines(check: Check, result: Result) -> list[str]:

@@ -43,6 +43,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..arxiv.bundle import bundle
     from ..arxiv.report import human
+    from ..safetext import line
     from . import emit_json
     from .check import log_cap
 
@@ -58,6 +59,6 @@ def run(args) -> int:
         if made.left_out:  # on the same line: the verdict stays the second line
             more = f" and {len(made.left_out) - 10} more" if len(made.left_out) > 10 else ""
             left = f"; left out (not used by {', '.join(made.mains)}): {' '.join(made.left_out[:10])}{more}"
-        print(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}")
+        print(line(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}"))
         print(human(made.verdict))
     return 0 if made.verdict.ok else 1

@@ -147,16 +147,18 @@ def _refuse_collisions(tasks) -> None:
 
 
 def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool) -> None:
+    from ..safetext import line
+
     if as_json:
         report = done[0] if len(done) == 1 and not failed else {
             "files": done, "failed": [{"file": f, "error": m, "exit_code": c} for f, m, c in failed]}
         emit_json(report)
     else:
         for item in done:
-            print(_line(item))
+            print(line(_line(item)))
     for item in done:
         for warning in item["warnings"]:
-            print(f"pithtex: warning: {item['file']}: {warning}", file=sys.stderr)
+            print(line(f"pithtex: warning: {item['file']}: {warning}"), file=sys.stderr)
     if len(done) + len(failed) > 1:
         counts = {s: sum(1 for d in done if d["status"] == s) for s in ("stamped", "unchanged", "reverted")}
         summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)

@@ -196,8 +196,10 @@ def _print(args, report, source: str) -> int:
 
 
 def print_report(report, source: str) -> None:
-    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({source})")
+    from ..safetext import line
+
+    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({line(source)})")
     for name, check in report.checks.items():
-        print(f"  [{MARKS[check.status]}] {name:<10} {check.detail}")
+        print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
     if report.verified:
         print("  Signed: the canonical record only. Paper details, status and citations are not covered.")
