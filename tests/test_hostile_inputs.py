@@ -277,3 +277,17 @@ def test_file_names_with_newlines_stay_on_their_line(tmp_path):
     assert p.returncode == 0, p.stderr
     assert len(p.stdout.splitlines()) == 1 and "a\\u000aFAKE" in p.stdout
     assert (tmp_path / "o\nx.pdf").is_file()
+
+
+def test_sty_never_writes_through_a_link_in_a_paper_folder(tmp_path):
+    # A cloned paper repository may hold pith.sty -> ~/.bashrc; `sty --force` replaced ~/.bashrc.
+    paper, victim = tmp_path / "paper", tmp_path / "bashrc"
+    paper.mkdir()
+    victim.write_text("precious\n")
+    (paper / "pith.sty").symlink_to(victim)
+    assert "symbolic link" in assert_clean_error(pithtex_cli("sty", str(paper)), 1)
+    p = pithtex_cli("sty", str(paper), "--force")
+    assert p.returncode == 0, p.stderr
+    assert victim.read_text() == "precious\n"
+    sty = paper / "pith.sty"
+    assert not sty.is_symlink() and "\\ProvidesPackage{pith}" in sty.read_text()
