@@ -117,6 +117,12 @@ def _read(response: Any, current: str, asked: str, deadline: float, max_bytes: i
 
 def _reason(exc: Exception) -> str:
     """A short reason from requests' nested exceptions (the innermost message)."""
+    import requests
+
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError) or "IncompleteRead" in str(exc):
+        return "the server closed the connection before the answer was complete"
+    if isinstance(exc, requests.exceptions.ContentDecodingError):
+        return "the answer's Content-Encoding does not decode"
     text = str(exc.args[0] if exc.args else exc)
     for marker in ("Connection refused", "Name or service not known", "timed out", "Connection reset",
                    "Invalid URL"):

@@ -291,3 +291,23 @@ def test_sty_never_writes_through_a_link_in_a_paper_folder(tmp_path):
     assert victim.read_text() == "precious\n"
     sty = paper / "pith.sty"
     assert not sty.is_symlink() and "\\ProvidesPackage{pith}" in sty.read_text()
+
+
+# -- hostile answers that were already handled, kept as guards ------------------------------------
+def test_a_gzip_bomb_is_cut_off_at_the_record_size(tmp_path, server):
+    import gzip
+
+    bomb = gzip.compress(b"\0" * (24 * 2**20), 9)  # 24 KB on the wire, 24 MB decoded
+    server.route("/pith/RPPXGBFWI63E5JJ2CJKDOVW64I.json", Reply(body=bomb, headers={"Content-Encoding": "gzip"}))
+    p = pithtex_cli("verify", "RPPXGBFWI63E5JJ2CJKDOVW64I", "--online", "--base-url", server.base,
+                    env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert "more than a Pith record may have" in assert_clean_error(p, 3)
+
+
+def test_a_server_that_closes_mid_body_is_said_plainly(tmp_path, server):
+    server.route("/pith/RPPXGBFWI63E5JJ2CJKDOVW64I.json",
+                 Reply(body=b"{}", headers={"Content-Length": "100"}, length=False))
+    p = pithtex_cli("verify", "RPPXGBFWI63E5JJ2CJKDOVW64I", "--online", "--base-url", server.base,
+                    env={"XDG_CACHE_HOME": str(tmp_path)})
+    err = assert_clean_error(p, 3)
+    assert "closed the connection before the answer was complete" in err and "IncompleteRead" not in err
