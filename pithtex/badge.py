@@ -390,8 +390,9 @@ def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_ur
     """A paste-ready HTML, Markdown or reStructuredText badge linking the number's page."""
     from .templating import render_template
 
-    image_url = image_url or image_name(number)
-    dark_url = dark_url or (image_name(number, "dark") if image_url == image_name(number) else None)
+    image_url = safetext.url(image_url) if image_url else image_name(number)
+    dark_url = safetext.url(dark_url) if dark_url else (image_name(number, "dark") if image_url == image_name(number)
+                                                        else None)
     return render_template(
         f"snippet.{kind}.j2",
         number=number,

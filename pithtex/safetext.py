@@ -39,6 +39,17 @@ def xml(text: str) -> str:
     return html.escape(_NOT_XML.sub("\ufffd", text), quote=True)
 
 
+def url(text: str) -> str:
+    """A URL given for a snippet, with what could end its place in Markdown, reST or a srcset
+    percent-encoded: whitespace and newlines, parentheses, commas, angle brackets and controls
+    (`x.svg) [click](javascript:...)` must stay one image URL). `%` is kept, so a URL that is
+    already encoded stays as it is; quotes are kept for `xml` to escape in HTML (in Markdown
+    and reST they cannot end the URL once whitespace is encoded)."""
+    from urllib.parse import quote
+
+    return quote(text, safe=":/?#[]@!$&'\"*+;=%~-._")
+
+
 class SafeStream:
     """A text stream whose `write` passes text through `visible`; everything else (buffer,
     isatty, flush, encoding) is the wrapped stream's. `unfiltered` is for pithtex's own

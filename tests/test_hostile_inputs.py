@@ -311,3 +311,24 @@ def test_a_server_that_closes_mid_body_is_said_plainly(tmp_path, server):
                     env={"XDG_CACHE_HOME": str(tmp_path)})
     err = assert_clean_error(p, 3)
     assert "closed the connection before the answer was complete" in err and "IncompleteRead" not in err
+
+
+# -- snippets: a given image URL must stay one URL in Markdown, reST and srcset ------------------
+@pytest.mark.parametrize(("fmt", "given"), [
+    ("md", "x.svg) [click](javascript:alert(1)"),
+    ("rst", "x.svg\n   :target: javascript:alert(1)"),
+    ("html", "d.svg 2x, evil.svg"),
+])
+def test_an_image_url_cannot_break_out_of_its_snippet(fmt, given):
+    p = pithtex_cli("badge", "RPPXGBFWI63E5JJ2CJKDOVW64I", "-f", fmt, "--image-url", given, "--dark-image-url", given)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.strip()
+    if fmt == "md":  # one image inside one link, and nothing else
+        assert re.fullmatch(r"\[!\[[^\]]*\]\([^()\s]+\)\]\(https://[^()\s]+\)", out), out
+    elif fmt == "rst":
+        assert out.splitlines()[0] == ".. image:: x.svg%0A%20%20%20:target:%20javascript:alert%281%29"
+        assert [ln.split(":")[1] for ln in out.splitlines()[1:]] == ["alt", "target"]
+    else:
+        assert 'srcset="d.svg%202x%2C%20evil.svg"' in out and 'src="d.svg%202x%2C%20evil.svg"' in out
+    assert "%25" not in pithtex_cli("badge", "RPPXGBFWI63E5JJ2CJKDOVW64I", "-f", fmt,
+                                    "--image-url", "https://ex.org/a%20b.svg").stdout  # kept as given
