@@ -332,3 +332,34 @@ def test_an_image_url_cannot_break_out_of_its_snippet(fmt, given):
         assert 'srcset="d.svg%202x%2C%20evil.svg"' in out and 'src="d.svg%202x%2C%20evil.svg"' in out
     assert "%25" not in pithtex_cli("badge", "RPPXGBFWI63E5JJ2CJKDOVW64I", "-f", fmt,
                                     "--image-url", "https://ex.org/a%20b.svg").stdout  # kept as given
+
+
+# -- an input truncated by another program while pithtex reads it -------------------------------
+TRUNCATE_WHILE_OPEN = """
+import os, sys
+from pithtex.pdf.reader import PdfFile
+
+path = sys.argv[1]
+with PdfFile(path) as pdf:
+    os.truncate(path, 0)  # latexmk rewriting the PDF while it is stamped
+    print(len(list(pdf.pages())), pdf.catalog().get("Type"))
+"""
+
+
+def test_an_input_truncated_while_open_is_read_as_it_was(tmp_path):
+    # A mapped file cut short killed the process with SIGBUS (exit 135, no message) when a
+    # page past the new end was touched; the reader now works on a snapshot.
+    import subprocess
+    import sys
+
+    source = small_pdf_with_padding(tmp_path / "in.pdf")
+    p = subprocess.run([sys.executable, "-c", TRUNCATE_WHILE_OPEN, str(source)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, (p.returncode, p.stderr)
+    assert p.stdout.split() == ["1", "Catalog"]
+
+
+def small_pdf_with_padding(path: Path) -> Path:
+    from .fskit import small_pdf
+
+    return small_pdf(path, padding=2 * 2**20)  # the page tree lies beyond the first pages of the file

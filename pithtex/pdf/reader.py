@@ -108,6 +108,9 @@ class Section:
         self.entries = entries  # object number -> (kind, offset or stream, gen or index)
 
 
+SNAPSHOT_LIMIT = 256 * 1024 * 1024  # bytes: files up to this size are read whole (see PdfFile)
+
+
 class PdfFile:
     """An open PDF; use as a context manager. `size` is the byte length read."""
 
@@ -118,9 +121,13 @@ class PdfFile:
         if self.size == 0:
             self._file.close()
             raise Damaged("empty file")
-        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        # A snapshot in memory, not a mapping: a mapped file that another program truncates
+        # (latexmk rewriting the PDF while it is stamped) kills the process with SIGBUS when
+        # a page past the new end is touched. Only files too large to copy cheaply are mapped.
+        length = os.fstat(self._file.fileno()).st_size
+        self._map = None if length <= SNAPSHOT_LIMIT else mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
         # With `size`, the file is read as if it ended there (the original under our update).
-        self.data = self._map
+        self.data = self._file.read() if self._map is None else self._map
         self._entries: dict[int, tuple | None] = {}  # object number -> its newest xref entry
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
@@ -138,7 +145,8 @@ class PdfFile:
             raise
 
     def close(self) -> None:
-        self._map.close()
+        if self._map is not None:
+            self._map.close()
         self._file.close()
 
     def __enter__(self) -> PdfFile:
