@@ -9,20 +9,32 @@ against exiftool's batch mode.
 Targets: <= 0.75x exiftool's wall time on both files, <= 0.35x on the ~780-page text PDF;
 peak memory <= 64 MiB + 10% of the file; --in-place on the 70 MB file within 1.3x of
 `pithtex --version`'s whole-process time (the update is appended, O(update), so what
-remains is interpreter start-up and two fsyncs); batch >= 3x exiftool's files/s.
-Run: .venv/bin/python bench/stamp.py [RUNS]
+remains is interpreter start-up and one fsync); batch >= 3x exiftool's files/s.
+
+Which pithtex: the dev venv's (`make venv`: an editable install, whose import finder every
+Python process in that venv loads at start-up) and, unless --no-wheel, the wheel built from
+this checkout and installed into a fresh venv, as a user gets it. Wall times on this shared
+machine move with the load; so the ratios are also given in instructions executed, counted
+by callgrind (deterministic; PYTHONHASHSEED=0), unless --no-count.
+Run: .venv/bin/python bench/stamp.py [RUNS] [--no-wheel] [--no-count]
 """
 
 from __future__ import annotations
 
+import argparse
 import io
+import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+import venv
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +47,46 @@ CORPUS = next(p for p in (Path(os.environ.get("PITH_CORPUS", ROOT.parent / "shar
 NUMBER = "pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6"
 PIKEPDF = ("import pikepdf, sys; p = pikepdf.open(sys.argv[1]); "
            "p.docinfo['/PithNumber'] = 'YBK5PTAKOSCXY2WMLIIB7DMYH6'; p.save(sys.argv[2])")
+
+
+def instructions(cmd: list[str], before=None) -> int:
+    """Instructions one whole process executes, counted by callgrind: the same on every run,
+    so unlike wall time not disturbed by other work on a shared machine."""
+    if before:
+        before()
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or not found:
+        raise SystemExit(f"callgrind failed: {' '.join(cmd)}\n{proc.stderr[-800:]}")
+    return int(found.group(1))
+
+
+def install_kind() -> str:
+    """How the dev venv holds pithtex: "editable" (import finder at start-up) or "wheel"."""
+    url = metadata.distribution("pithtex").read_text("direct_url.json")
+    return "editable" if url and json.loads(url).get("dir_info", {}).get("editable") else "wheel"
+
+
+def install_wheel(where: Path) -> str:
+    """The `pithtex` script of a fresh venv holding the wheel built from this checkout (as in
+    tests/test_install.py: built offline from a copy, dependencies from the dev venv)."""
+    src = where / "src"
+    shutil.copytree(ROOT / "pithtex", src / "pithtex", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE", "latex/LICENSE"):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, src / name)
+    subprocess.run([PYTHON, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(where / "dist"), str(src)],
+                   check=True, capture_output=True)
+    venv.EnvBuilder(with_pip=True).create(where / "venv")
+    python = str(where / "venv" / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
+                    str(next((where / "dist").glob("pithtex-*.whl")))], check=True, capture_output=True)
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    # zz: read after everything the fresh venv holds, so only dependencies come from here
+    Path(site, "zz-dev-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return str(where / "venv" / "bin" / "pithtex")
 
 
 def build_text_pdf(folder: Path, pages: int = 780) -> Path:
@@ -90,7 +142,7 @@ def measure(cmd: list[str], runs: int, before=None) -> tuple[float, float]:
     return statistics.median(times), max(peaks)
 
 
-def compare(label: str, pdf: Path, work: Path, runs: int) -> dict[str, tuple[float, float]]:
+def compare(label: str, pdf: Path, work: Path, runs: int, ours: dict[str, str], count: bool) -> None:
     out = work / "out.pdf"
 
     def fresh() -> None:
@@ -100,7 +152,7 @@ def compare(label: str, pdf: Path, work: Path, runs: int) -> dict[str, tuple[flo
         "cp": ["cp", str(pdf), str(out)],
         "exiftool": ["exiftool", "-q", f"-XMP-dc:Identifier={NUMBER}", "-o", str(out), str(pdf)],
         "pikepdf save": [PYTHON, "-c", PIKEPDF, str(pdf), str(out)],
-        "pithtex stamp": [PITHTEX, "stamp", str(pdf), "--number", NUMBER, "-o", str(out)],
+        **{name: [script, "stamp", str(pdf), "--number", NUMBER, "-o", str(out)] for name, script in ours.items()},
     }
     size = pdf.stat().st_size / 2**20
     print(f"\n{label}: {pdf.stat().st_size / 1e6:.1f} MB, median of {runs} runs, whole process")
@@ -111,30 +163,47 @@ def compare(label: str, pdf: Path, work: Path, runs: int) -> dict[str, tuple[flo
             rounds[name].append(measure(cmd, 1, fresh))
     results = {name: (statistics.median(t for t, _m in got), max(m for _t, m in got)) for name, got in rounds.items()}
     for name, (secs, peak) in results.items():
-        print(f"  {name:<14} {secs * 1000:7.0f} ms  {peak:6.1f} MiB peak")
-    ours, exif = results["pithtex stamp"][0], results["exiftool"][0]
+        times = sorted(t * 1000 for t, _m in rounds[name])
+        spread = f"({times[0]:.0f}-{times[-1]:.0f})"
+        print(f"  {name:<28} {secs * 1000:5.0f} ms {spread:>11}  {peak:6.1f} MiB peak")
+    exif = results["exiftool"][0]
     budget = 64 + 0.10 * size
     target = "0.35x" if "text" in label else "0.75x"
-    print(f"  ratio pithtex/exiftool: {ours / exif:.2f}x (target <= {target})  "
-          f"memory {results['pithtex stamp'][1]:.1f} MiB (budget {budget:.1f} MiB)")
-    return results
+    best = {name: min(t for t, _m in got) for name, got in rounds.items()}
+    for name in ours:
+        print(f"  {name}/exiftool: {results[name][0] / exif:.2f}x wall (target <= {target}; "
+              f"{best[name] / best['exiftool']:.2f}x best of {runs})  "
+              f"memory {results[name][1]:.1f} MiB (budget {budget:.1f} MiB)")
+    if count:
+        exif_n = instructions(tools["exiftool"], fresh)
+        for name in ours:
+            n = instructions(tools[name], fresh)
+            print(f"  {name}/exiftool: {n / exif_n:.2f}x instructions ({n / 1e6:.0f} M vs {exif_n / 1e6:.0f} M)")
 
 
-def in_place(pdf: Path, work: Path, runs: int) -> float:
+def in_place(pdf: Path, work: Path, runs: int, ours: dict[str, str], count: bool) -> None:
     target = work / "inplace.pdf"
+
     def fresh() -> None:
         shutil.copyfile(pdf, target)
         os.sync()  # flush the setup copy first, so its write-back is not billed to the stamp
 
-    # Side by side, alternating, so both see the same machine load.
-    stamp, version = [], []
-    for _ in range(runs):
-        stamp.append(measure([PITHTEX, "stamp", str(target), "--number", NUMBER, "--in-place"], 1, fresh)[0])
-        version.append(measure([PITHTEX, "--version"], 1)[0])
-    secs, base = statistics.median(stamp), statistics.median(version)
-    print(f"\n--in-place on {pdf.stat().st_size / 1e6:.0f} MB: {secs * 1000:.0f} ms median; "
-          f"`pithtex --version` {base * 1000:.0f} ms; ratio {secs / base:.2f}x (target <= 1.3x)")
-    return secs
+    for name, script in ours.items():
+        stamp_cmd = [script, "stamp", str(target), "--number", NUMBER, "--in-place"]
+        # Side by side, alternating, so both see the same machine load.
+        stamp, version = [], []
+        for _ in range(runs):
+            stamp.append(measure(stamp_cmd, 1, fresh)[0])
+            version.append(measure([script, "--version"], 1)[0])
+        secs, base = statistics.median(stamp), statistics.median(version)
+        ratios = sorted(s / v for s, v in zip(stamp, version, strict=True))
+        print(f"\n{name} --in-place on {pdf.stat().st_size / 1e6:.0f} MB: {secs * 1000:.0f} ms median; "
+              f"`--version` {base * 1000:.0f} ms; ratio {secs / base:.2f}x wall (target <= 1.3x; "
+              f"{min(stamp) / min(version):.2f}x best of {runs}; pairwise "
+              f"{ratios[len(ratios) // 4]:.2f}-{ratios[3 * len(ratios) // 4]:.2f} interquartile)")
+        if count:
+            n, v = instructions(stamp_cmd, fresh), instructions([script, "--version"])
+            print(f"  instructions: {n / 1e6:.0f} M vs {v / 1e6:.0f} M: {n / v:.2f}x")
 
 
 def batch(work: Path, runs: int) -> None:
@@ -162,7 +231,12 @@ def batch(work: Path, runs: int) -> None:
 
 
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="?", type=int, default=15, help="timed runs of each tool (median)")
+    parser.add_argument("--no-wheel", action="store_true", help="measure the dev venv's pithtex only")
+    parser.add_argument("--no-count", action="store_true", help="skip the callgrind instruction counts")
+    args = parser.parse_args()
+    runs, count = args.runs, not args.no_count and shutil.which("valgrind") is not None
     # An installed package has byte code; this checkout may run with PYTHONDONTWRITEBYTECODE.
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "pithtex")], check=True, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="pithtex-bench-") as tmp:
@@ -170,13 +244,16 @@ def main() -> None:
         print("building the test PDFs ...", flush=True)
         text = build_text_pdf(work)
         images = build_image_pdf(work)
+        ours = {f"pithtex stamp ({install_kind()})": PITHTEX}
+        if not args.no_wheel:
+            ours["pithtex stamp (wheel)"] = install_wheel(work / "release")
         from pypdf import PdfReader
 
         with text.open("rb") as fh:
             print(f"text PDF: {len(PdfReader(fh).pages)} pages")
-        compare("pdfTeX text PDF", text, work, runs)
-        compare("image-heavy PDF", images, work, runs)
-        in_place(images, work, runs)
+        compare("pdfTeX text PDF", text, work, runs, ours, count)
+        compare("image-heavy PDF", images, work, runs, ours, False)
+        in_place(images, work, runs, ours, count)
         batch(work, max(3, runs // 2))
 
 

@@ -15,7 +15,6 @@ Names are imported on first use, so `import pithtex` stays cheap for the command
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from .brand import VERSION as __version__
 
@@ -48,7 +47,7 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'pithtex' has no attribute {name!r}")

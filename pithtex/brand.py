@@ -6,7 +6,7 @@ of colour, label or URL here reaches every output at the next `pithtex render`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .value import Frozen
 
 VERSION = "0.1.0"
 # The date in \ProvidesPackage; bump it together with VERSION.
@@ -31,11 +31,14 @@ STATE_OF_EXIT: dict[int, str] = {code: word for word, code in STATES.items()}
 CHECKING = "checking"  # the web element's word while its check runs (drawn in unchecked_bg)
 
 
-@dataclass(frozen=True)
-class Colour:
+class Colour(Frozen):
     """An sRGB colour; `hex` for SVG/HTML, `rgb01` for PDF and LaTeX."""
 
+    __slots__ = ("hex",)
     hex: str
+
+    def __init__(self, hex: str) -> None:
+        object.__setattr__(self, "hex", hex)
 
     @property
     def rgb(self) -> tuple[int, int, int]:
@@ -52,8 +55,10 @@ class Colour:
         return ",".join(f"{c:.3f}".rstrip("0").rstrip(".") or "0" for c in self.rgb01)
 
 
-@dataclass(frozen=True)
-class Theme:
+class Theme(Frozen):
+    # Field order (the order of repr and equality), not sorted.
+    __slots__ = ("label_bg", "label_fg", "message_bg", "message_fg",  # noqa: RUF023
+                 "verified_bg", "invalid_bg", "unchecked_bg")
     label_bg: Colour
     label_fg: Colour
     message_bg: Colour
@@ -63,6 +68,12 @@ class Theme:
     # contrast (4.5:1 or more; tests/test_badge_static.py measures it).
     invalid_bg: Colour
     unchecked_bg: Colour
+
+    def __init__(self, *, label_bg: Colour, label_fg: Colour, message_bg: Colour, message_fg: Colour,
+                 verified_bg: Colour, invalid_bg: Colour, unchecked_bg: Colour) -> None:
+        for name, value in locals().items():
+            if name != "self":
+                object.__setattr__(self, name, value)
 
     def state_bg(self, word: str) -> Colour:
         """The status segment's colour for a state word from STATES."""
@@ -93,14 +104,18 @@ THEMES = {"light": LIGHT, "dark": DARK}
 PRINT_COLOUR = LIGHT.message_bg
 
 
-@dataclass(frozen=True)
-class Circle:
+class Circle(Frozen):
     """A circle in logo units; `stroke` > 0 draws a ring of that width, 0 fills it."""
 
+    __slots__ = ("cx", "cy", "r", "stroke")
     cx: float
     cy: float
     r: float
-    stroke: float = 0.0
+    stroke: float
+
+    def __init__(self, cx: float, cy: float, r: float, stroke: float = 0.0) -> None:
+        for name, value in (("cx", cx), ("cy", cy), ("r", r), ("stroke", stroke)):
+            object.__setattr__(self, name, value)
 
 
 # The logo: a ring around a solid core (a stem's pith), in a 16 x 16 box with the

@@ -28,9 +28,12 @@ import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO
 
 from .errors import PithError
+
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 
 class OutputError(PithError):

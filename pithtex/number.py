@@ -8,12 +8,11 @@ are look-up aliases, never identities (see `parse_reference`).
 
 from __future__ import annotations
 
-import base64
 import re
-from dataclasses import dataclass
 
 from . import brand
 from .errors import InvalidNumber
+from .value import Frozen
 
 BODY_LENGTH = 26
 ALIAS_LENGTHS = (8, 12, 16)
@@ -23,19 +22,21 @@ ALPHABET = frozenset(BASE32_ALPHABET)
 _YEAR = re.compile(r"[0-9]{4}")
 
 
-@dataclass(frozen=True)
-class PithNumber:
+class PithNumber(Frozen):
     """A validated Pith Number; `year` (of `submitted_at`) is known only sometimes."""
 
+    __slots__ = ("body", "year")
     body: str
-    year: int | None = None
+    year: int | None
 
-    def __post_init__(self) -> None:
-        problem = _body_problem(self.body, allow_alias=False)
+    def __init__(self, body: str, year: int | None = None) -> None:
+        problem = _body_problem(body, allow_alias=False)
         if problem:
-            raise InvalidNumber(f"invalid Pith Number {self.body!r}: {problem}")
-        if self.year is not None and not 1000 <= self.year <= 9999:
-            raise InvalidNumber(f"invalid year {self.year}: a Pith year has four digits")
+            raise InvalidNumber(f"invalid Pith Number {body!r}: {problem}")
+        if year is not None and not 1000 <= year <= 9999:
+            raise InvalidNumber(f"invalid year {year}: a Pith year has four digits")
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "year", year)
 
     # -- construction -------------------------------------------------------------------
     @classmethod
@@ -101,11 +102,14 @@ class PithNumber:
         return self.long or self.prefixed
 
 
-@dataclass(frozen=True)
-class PithAlias:
+class PithAlias(Frozen):
     """A bare 8/12/16-character prefix: good for a look-up, never an identity."""
 
+    __slots__ = ("prefix",)
     prefix: str
+
+    def __init__(self, prefix: str) -> None:
+        object.__setattr__(self, "prefix", prefix)
 
     @property
     def paper_url(self) -> str:
@@ -117,6 +121,8 @@ class PithAlias:
 
 def body_of_sha256(raw: bytes) -> str:
     """First 26 base32 characters of the whole 32-byte digest (not of its first 16 bytes)."""
+    import base64  # here, not at the top: a stamp or a parse never needs it
+
     return base64.b32encode(raw)[:BODY_LENGTH].decode("ascii")
 
 

@@ -12,9 +12,11 @@ Two destinations, one rule each:
 
 from __future__ import annotations
 
-import html
 import re
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # `typing` is for checkers only (start-up time counts in every stamp)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 # C0 (tab and newline stay), DEL, C1 (U+009B is CSI on many terminals), and the bidi
 # embeddings, overrides and isolates (the "Trojan Source" characters).
@@ -36,6 +38,8 @@ def line(text: str) -> str:
 
 def xml(text: str) -> str:
     """`text` escaped for XML/HTML text and attribute values (quotes included)."""
+    import html
+
     return html.escape(_NOT_XML.sub("\ufffd", text), quote=True)
 
 

@@ -57,6 +57,17 @@ def test_new_packet_is_wrapped_and_readable():
     assert 'xmlns:pith="https://pith.science/ns/1.0/"' in text
 
 
+@pytest.mark.parametrize("values", [VALUES, {"number": BODY, "url": "https://x.test/?a=1&b=<2>", "long": ""},
+                                    {"number": BODY}, {}])
+def test_new_packet_is_the_text_the_tree_writer_makes(values: dict[str, str]):
+    """A file without XMP gets its packet without the XML library: the very text that
+    merging into an empty packet through ElementTree gives."""
+    empty = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>'
+    assert xmp.merge(None, values) == xmp.merge(empty, values)
+    assert xmp.read_pith(xmp.merge(None, values)) == {**{k: v for k, v in values.items() if v},
+                                                       "schema_declared": False}
+
+
 def test_merge_keeps_every_other_property_and_prefix():
     merged = xmp.merge(PACKET, VALUES)
     before = {leaf for leaf in leaves(PACKET) if XMP_NAMESPACE not in leaf[0]}

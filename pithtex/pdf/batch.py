@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 from ..errors import PithError
 from ..safetext import unfiltered
+from ..value import NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
 
 

@@ -11,14 +11,17 @@ its first page costs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from ..errors import PithError
 from ..number import PithNumber
+from ..value import NamedTuple
 from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
 from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, decode_stream, read_failure
+
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 # A link to a number's page on any host (pith's baseurl= option may point at a mirror).
 PITH_URL = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")
@@ -107,21 +110,27 @@ class PithtexUpdate(NamedTuple):
     later: tuple[str, ...] = ()  # what later updates changed, in words ("the Info dictionary", ...)
 
 
-@dataclass
 class Facts:
-    file: str
-    info: dict[str, str] = field(default_factory=dict)  # /PithNumber, /PithURL as written
-    xmp: Xmp | None = None
-    links: list[Link] = field(default_factory=list)
-    links_all_pages: bool = True
-    attachment: PithNumber | None = None
-    attachment_bytes: bytes | None = None
-    signed: bool = False
-    certified: bool = False
-    output_intents: bool = False
-    page1_left: float = 0.0
-    encryption: Encryption | None = None
-    update: PithtexUpdate | None = None
+    """What `read_facts` found; filled in as it reads (a plain class: see pithtex/value.py for
+    why not a dataclass)."""
+
+    def __init__(self, file: str, update: PithtexUpdate | None = None) -> None:
+        self.file = file
+        self.info: dict[str, str] = {}  # /PithNumber, /PithURL as written
+        self.xmp: Xmp | None = None
+        self.links: list[Link] = []
+        self.links_all_pages = True
+        self.attachment: PithNumber | None = None
+        self.attachment_bytes: bytes | None = None
+        self.signed = False
+        self.certified = False
+        self.output_intents = False
+        self.page1_left = 0.0
+        self.encryption: Encryption | None = None
+        self.update = update
+
+    def __repr__(self) -> str:
+        return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
     @property
     def pdfa(self) -> str | None:
@@ -239,14 +248,17 @@ def metadata_packet(pdf: PdfFile, catalog: dict) -> bytes | None:
 
 
 def read_xmp(pdf: PdfFile, catalog: dict) -> Xmp | None:
-    from . import xmp
-
     try:
         packet = metadata_packet(pdf, catalog)
-        if packet is None:
-            return None
+    except PdfSyntaxError as exc:
+        return Xmp(error=str(exc))
+    if packet is None:
+        return None
+    from . import xmp  # the XML parser: only for a packet there is
+
+    try:
         found = xmp.read_pith(packet)
-    except (xmp.XmpError, PdfSyntaxError) as exc:
+    except xmp.XmpError as exc:
         return Xmp(error=str(exc))
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
                bool(found.get("schema_declared")))

@@ -12,7 +12,12 @@ Values: int/float/bool/None, `Name` (decoded, without the slash), `bytes` for st
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+
+from ..value import NamedTuple
+
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class PdfSyntaxError(ValueError):
@@ -53,16 +58,32 @@ class Stream:
         return f"Stream({self.dict!r}, {len(self.raw)} bytes)"
 
 
+class LazyPattern:
+    """A regex compiled on first use, for the rare paths (damaged xrefs, `#` in names, tokens
+    the one-call atom misses): compiling costs more than the stamp that never needs it."""
+
+    def __init__(self, source: bytes | str) -> None:
+        self.source = source
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only while an attribute is missing: the first use compiles and keeps the
+        # pattern's methods on the instance, so later calls cost what a compiled one's do.
+        compiled = re.compile(self.source)
+        for method in ("match", "fullmatch", "search", "finditer", "sub"):
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+
 WHITESPACE = b"\x00\t\n\x0c\r "
 DELIMITERS = b"()<>[]{}/%"
 _SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
 _REGULAR = re.compile(rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]+")
-_NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)")
-_INT = re.compile(rb"\d+")
-_REF_TAIL = re.compile(rb"[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R(?=[\x00\t\n\x0c\r ()<>\[\]{}/%]|$)")
+_NUMBER = LazyPattern(rb"[+-]?(?:\d+\.?\d*|\.\d+)")
+_INT = LazyPattern(rb"\d+")
+_REF_TAIL = LazyPattern(rb"[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R(?=[\x00\t\n\x0c\r ()<>\[\]{}/%]|$)")
 _HEX_STRING = re.compile(rb"<([0-9A-Fa-f\x00\t\n\x0c\r ]*)>")
 _STRING_SPECIAL = re.compile(rb"[()\\]")
-_NAME_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
+_NAME_ESCAPE = LazyPattern(rb"#([0-9A-Fa-f]{2})")
 _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", ord("f"): b"\f",
             ord("("): b"(", ord(")"): b")", ord("\\"): b"\\"}
 # The common atoms in one match (white space and comments first): a name, a reference, a
@@ -301,9 +322,6 @@ class Parser:
 
 
 # -- serialising --------------------------------------------------------------------------
-_NAME_PLAIN = re.compile(rb"[!-~]")
-
-
 def serialize(value: Any) -> bytes:
     """Deterministic PDF syntax for a value (dict order is kept as given)."""
     out: list[bytes] = []

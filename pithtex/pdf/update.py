@@ -8,11 +8,17 @@ its own update exactly. Nothing here depends on time: same input, same bytes.
 
 from __future__ import annotations
 
-import hashlib
-from typing import Any
+try:  # CPython's own MD5: `hashlib` loads OpenSSL (about 2 ms, half a stamp's own work) for two digests
+    from _md5 import md5
+except ImportError:  # an interpreter built without it
+    from hashlib import md5
 
 from .objects import HexString, Name, Ref, Stream, indirect_object, serialize
 from .reader import Damaged, PdfFile
+
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 MARKER = b"%pithtex-update"
 # Object numbers and generations an xref can hold (the table writes 10 and 5 digits).
@@ -62,8 +68,8 @@ def _ids(pdf: PdfFile, base_size: int, content: bytes) -> list[HexString]:
     if _usable_id(old):
         first = bytes(old[0])
     else:  # no ID yet: derive a stable one from the original's size and trailer
-        first = hashlib.md5(b"%d" % base_size + serialize(pdf.newest_trailer), usedforsecurity=False).digest()
-    second = hashlib.md5(first + content, usedforsecurity=False).digest()
+        first = md5(b"%d" % base_size + serialize(pdf.newest_trailer), usedforsecurity=False).digest()
+    second = md5(first + content, usedforsecurity=False).digest()
     return [HexString(first), HexString(second)]
 
 

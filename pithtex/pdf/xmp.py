@@ -9,10 +9,15 @@ other property and its white space, and is deterministic (no dates are ever writ
 from __future__ import annotations
 
 import io
-from typing import Any
-from xml.etree.ElementTree import Element, SubElement
 
 from .. import brand
+
+# ElementTree is imported where a tree is built (a new packet needs none), and `typing`
+# is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+    from xml.etree.ElementTree import Element
 
 RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 X = "adobe:ns:meta/"
@@ -125,11 +130,11 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False)
     `drop_pdfa` removes the PDF/A identification (pdfaid:part, :conformance, ...): for a file
     that --force has made non-conforming, so it claims nothing it no longer is.
     """
-    if packet is not None:
-        root, prefixes = parse(packet)
-    else:
-        root, prefixes = Element(_q(X, "xmpmeta")), {}
-        SubElement(root, _q(RDF, "RDF"))
+    if packet is None:
+        return wrap(_fresh(values))
+    from xml.etree.ElementTree import Element, SubElement
+
+    root, prefixes = parse(packet)
     if root.tag == _q(RDF, "RDF"):
         wrapper = Element(_q(X, "xmpmeta"))
         wrapper.append(root)
@@ -156,6 +161,19 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False)
     return wrap(serialize(root, prefixes))
 
 
+def _fresh(values: dict[str, str]) -> str:
+    """The XML `merge` makes of no packet (the same text, tests/test_xmp.py compares), written
+    directly: a file without XMP is stamped without loading an XML library."""
+    pith = brand.XMP_PREFIX
+    props = [f"<{pith}:{local}>{escape(values[local])}</{pith}:{local}>"
+             for local, _desc in PROPERTIES if values.get(local)]
+    declared = f' xmlns:x="{escape(X, True)}" xmlns:rdf="{escape(RDF, True)}"' + (
+        f' xmlns:{pith}="{escape(PITH, True)}"' if props else "")
+    inner = "\n   " + "\n   ".join(props) + ("\n  " if props else "")
+    return (f'<x:xmpmeta{declared}><rdf:RDF><rdf:Description rdf:about="">{inner}</rdf:Description>'
+            "\n </rdf:RDF></x:xmpmeta>")
+
+
 def _about(rdf: Element) -> str:
     for desc in rdf.findall(_q(RDF, "Description")):
         value = desc.get(_q(RDF, "about"))
@@ -179,6 +197,8 @@ def _remove_namespace(rdf: Element, ns: str) -> None:
 
 def _declare_schema(rdf: Element, about: str) -> None:
     """Add the pith entry to pdfaExtension:schemas, so a PDF/A file stays valid."""
+    from xml.etree.ElementTree import SubElement
+
     bag = None
     for schemas in rdf.iter(_q(PDFA_EXT, "schemas")):
         bag = schemas.find(_q(RDF, "Bag"))
