@@ -19,14 +19,24 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
 # C0 (tab and newline stay), DEL, C1 (U+009B is CSI on many terminals), and the bidi
-# embeddings, overrides and isolates (the "Trojan Source" characters).
-_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# embeddings, overrides and isolates (the "Trojan Source" characters). Compiled on first use:
+# every command prints through `visible`, but start-up time counts in every stamp.
+_TERMINAL_CONTROLS = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+_NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    if source not in _compiled:
+        _compiled[source] = re.compile(source)
+    return _compiled[source]
 
 
 def visible(text: str) -> str:
     """`text` with every control character spelled out as \\uXXXX."""
-    return _TERMINAL_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    if text.isascii() and text.isprintable():  # the usual line: nothing to look for
+        return text
+    return _pattern(_TERMINAL_CONTROLS).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def line(text: str) -> str:
@@ -40,7 +50,7 @@ def xml(text: str) -> str:
     """`text` escaped for XML/HTML text and attribute values (quotes included)."""
     import html
 
-    return html.escape(_NOT_XML.sub("\ufffd", text), quote=True)
+    return html.escape(_pattern(_NOT_XML).sub("\ufffd", text), quote=True)
 
 
 def url(text: str) -> str:
