@@ -12,7 +12,7 @@ OUT := out
 # against, and Chromium and Firefox ESR for the in-browser <pith-badge> tests.
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
-	texlive-science texlive-lang-french texlive-lang-german latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
+	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
 	chromium firefox-esr fonts-dejavu-core
 
 .PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \

@@ -211,3 +211,22 @@ def test_texmfhome_is_fresh_private_and_removed(tmp_path: Path):
     assert proc.returncode == 1
     assert not trees.exists()
     assert [p.name for p in scratch.iterdir()] == ["pithtex-empty-texmfhome"]  # only what was planted
+
+
+def test_pdfoutput_in_the_first_five_lines_asks_arxiv_for_pdflatex(tmp_path: Path):
+    from pithtex.arxiv.sandbox import asks_for_pdf
+
+    cases = {"\\pdfoutput=1\n\\documentclass{article}": True, "%\n%\n%\n%\n \\pdfoutput = 1 % pdflatex": True,
+             "% \\pdfoutput=1\n\\documentclass{article}": False, "\\pdfoutput=10": False,
+             "1\n2\n3\n4\n5\n\\pdfoutput=1": False, "\\documentclass{article}": False}
+    for i, (head, wanted) in enumerate(cases.items()):
+        tex = tmp_path / f"p{i}.tex"
+        tex.write_text(head + "\n\\begin{document}x\\end{document}\n")
+        assert asks_for_pdf(tex) is wanted, head
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "paper.tex").write_text("\\pdfoutput=1\n\\documentclass{article}\n"
+                                     "\\begin{document}Hello.\\end{document}\n")
+    p = pithtex_cli("check", str(paper), "--json", timeout=300)
+    j = json.loads(p.stdout)
+    assert p.returncode == 0 and [r["route"] for r in j["routes"]] == ["pdflatex"], p.stdout[-1500:]

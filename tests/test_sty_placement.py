@@ -237,3 +237,73 @@ def test_one_badge_when_the_title_block_spans_two_pages_worth_of_calls(tmp_path)
     facts = read_facts(run.pdf)
     assert facts.link_uris.count(URL) == 1
     assert flat_log(run.log).count("Badge placed") == 1
+
+
+# Structures met in real papers (issue #10: public papers compiled with pith added;
+# bench/realpapers.py). Conference style files (cvpr, ijcai, aaai) load after pith and
+# redefine \maketitle as their own \twocolumn[...] block; icml-like styles set the title
+# block with \twocolumn[...] in the document and never call \maketitle.
+STYLE_MAKETITLE = ("\\makeatletter\n\\def\\maketitle{\\par\\begingroup\\def\\thefootnote{\\fnsymbol{footnote}}"
+                   "\\twocolumn[\\@maketitle]\\@thanks\\endgroup\\setcounter{footnote}{0}"
+                   "\\let\\maketitle\\relax\\let\\@maketitle\\relax}\n\\makeatother\n")
+OWN_TWOCOLUMN_FRONT = (f"\\twocolumn[\\centering{{\\Large\\bfseries {TITLE}\\par}}\\vskip 1em\n"
+                       f"{{Ada {AUTHOR_WORD} \\quad Alan Turing\\par}}\\vskip 1em]\n"
+                       f"\\begin{{abstract}}\n{ABSTRACT_TEXT}\n\\end{{abstract}}\n")
+
+
+def test_style_file_after_pith_that_redefines_maketitle(tmp_path):
+    variant = VARIANTS["article-twocolumn"]
+    text = paper(variant).replace("\\begin{document}", STYLE_MAKETITLE + "\\begin{document}")
+    assert_in_title_block(compile_paper(tmp_path, text, "pdflatex"), variant)
+
+
+@pytest.mark.parametrize("route", ["pdflatex", "dvips"])
+def test_title_block_set_with_twocolumn_and_no_maketitle(tmp_path, route):
+    variant = Variant("\\documentclass[twocolumn]{article}", OWN_TWOCOLUMN_FRONT, "column", SPANNING)
+    assert_in_title_block(compile_paper(tmp_path, paper(variant), route), variant)
+
+
+def test_log_says_where_in_plain_words(tmp_path):
+    """The log names the path as a reader would type it: `(\\twocolumn[...])`, no l3 code."""
+    run = compile_paper(tmp_path, paper(VARIANTS["article-twocolumn"]), "pdflatex")
+    assert f"{SPANNING} (\\twocolumn[...])" in flat_log(run.log).replace("\n(pith)", "").replace("  ", " ")
+
+
+# revtex sets its title block on the main vertical list: a long abstract (aastex
+# `twocolumn` papers, whose keywords then start page 2) or a collaboration's author list
+# runs past page 1. The .aux of one run tells the next where the block ended; the badge
+# then goes under the authors, or under the title, on page 1 (two passes, as papers are
+# compiled; checked stable over more passes with bench/realpapers.py).
+def revtex_long_front(abstract_repeats: int, extra_authors: int) -> str:
+    authors = "".join(f"\\author{{Member {i}}}\n\\affiliation{{Institute number {i}, Some City}}\n"
+                      for i in range(extra_authors))
+    abstract = " ".join([ABSTRACT_TEXT] * abstract_repeats)
+    return (f"\\title{{{TITLE}}}\n\\author{{Ada {AUTHOR_WORD}}}\n\\affiliation{{Analytical Engine Society}}\n"
+            f"{authors}\\begin{{abstract}}\n{abstract}\n\\end{{abstract}}\n\\maketitle\n")
+
+
+@pytest.mark.parametrize(("abstract_repeats", "extra_authors", "where"), [
+    (70, 0, "under the authors in revtex's title block (it ran past page 1)"),
+    (2, 90, "under the title in revtex's title block (it ran past page 1)"),
+], ids=["long-abstract", "long-author-list"])
+def test_revtex_title_block_longer_than_page_1(tmp_path, abstract_repeats, extra_authors, where):
+    variant = Variant("\\documentclass[aps,prd,reprint]{revtex4-2}",
+                      revtex_long_front(abstract_repeats, extra_authors), "column", REVTEX, body_on_page_1=False)
+    write_doc(tmp_path, paper(variant))
+    compile_tex(tmp_path, "pdflatex")  # no .aux yet: at the end, or at the top of page 1
+    run = compile_tex(tmp_path, "pdflatex")
+    assert run.pdf is not None and "! " not in "\n".join(line[:2] for line in run.log.splitlines())
+    badge, link = badge_box(run)   # on page 1, clear of the left 40 pt
+    words = page_words(run.pdf)
+    title = words_of(words, {TITLE_WORD.lower()})
+    authors = words_of(words, {AUTHOR_WORD.lower()})
+    assert badge.top > max(w.bottom for w in title)
+    if extra_authors:   # right under the title, above every author
+        assert all(badge.bottom < w.top for w in authors)
+    else:               # under the authors, above the abstract
+        assert badge.top > max(w.bottom for w in authors)
+        assert all(badge.bottom < w.top for w in words_of(words, {ABSTRACT_WORD.lower()}))
+    # Centred as the title is (the title's line, read from its words).
+    line = [w for w in words if abs(w.top - title[0].top) < 1]
+    assert abs((link[0] + link[2]) / 2 - (min(w.x0 for w in line) + max(w.x1 for w in line)) / 2) < 2.0
+    assert where in " ".join(flat_log(run.log).replace("(pith)", " ").split())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -98,12 +99,27 @@ class RouteRun:
 
 
 def choose_route(upload: Upload, figures: list[str]) -> str:
-    """arXiv's choice: 00README.json compiler, else pdflatex when any figure is PDF/PNG/JPG."""
+    """arXiv's choice: 00README.json compiler, else pdflatex when the main file says
+    \\pdfoutput=1 in its first five lines or any figure is PDF/PNG/JPG, else latex."""
     if upload.compiler:
         return upload.compiler
-    if any(f.lower().endswith(PDF_ROUTE_EXT) for f in figures):
+    if asks_for_pdf(upload.root / upload.main) or any(f.lower().endswith(PDF_ROUTE_EXT) for f in figures):
         return "pdflatex"
     return "latex"
+
+
+_PDFOUTPUT = re.compile(rb"^[^%]*\\pdfoutput\s*=\s*1(?![0-9])")
+
+
+def asks_for_pdf(main: Path) -> bool:
+    """`\\pdfoutput=1` (not commented out) within the first five lines: arXiv's documented way
+    to ask for pdflatex. Only those lines are read, at most 64 KiB."""
+    try:
+        with main.open("rb") as fh:
+            head = fh.read(65536).splitlines()[:5]
+    except OSError:
+        return False
+    return any(_PDFOUTPUT.search(line) for line in head)
 
 
 def compile_route(upload: Upload, route: str, workdir: Path, limits: Limits,

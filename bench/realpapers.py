@@ -1,0 +1,351 @@
+"""Compile real papers with pith added and read back where the badge lands (issue #10).
+
+    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check]
+
+PAPERS holds one folder per paper (its sources, as its authors compile it). The main file
+is the one named in the folder's `.pithmain`, else the only top-level .tex file with
+\\documentclass and \\begin{document}. Nothing in PAPERS is changed: every compile runs on
+a copy in a temporary folder.
+
+Per paper: pdflatex twice without pith (the baseline: pages, errors), then twice with
+`\\usepackage{pith}` + `\\pithnumber{...}` inserted right after \\documentclass (`class`) or
+after the last \\usepackage of the preamble (`packages`), pith.sty beside it. With --dvips
+also latex twice -> dvips -> ps2pdf where the paper compiles that way without pith and
+without errors (arXiv takes pdflatex for papers with PDF/PNG figures).
+The badge is read back from the PDF: its words (`pdftotext -bbox-layout`), the link's
+rectangle (pypdf), the log line that says where it went, and the text block's place on
+page 1 (a `\\typeout` of \\oddsidemargin and \\textwidth added with the two lines: the PDF
+shows text, not the block). Printed as a Markdown table:
+
+    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ block | Δ above | Δ page | verdict
+
+`Δ block` is the badge's centre (its link: logo and text) minus the text block's centre
+(pt); `Δ above` the same against the line just above the badge (0 under a centred line),
+`Δ page` against the page's centre; `x, y` the badge's left edge and top from the page's
+top left (pt). The verdict is `ok` when the badge is on page 1, x >= 40 pt, clear of every
+other word, |Δ block| <= 6 pt, the link is there, the paper compiles with no new errors
+and the page count grows by at most one; otherwise it names what failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pypdf import PdfReader
+
+ROOT = Path(__file__).resolve().parent.parent
+PITHTEX = ROOT / ".venv" / "bin" / "pithtex"
+NUMBER = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+PITH_LINES = f"\\usepackage{{pith}}\n\\pithnumber{{{NUMBER}}}\n"
+# Where the text block is on page 1, for the log only (the PDF shows text, not the block):
+# its left edge from the page's left (TeX's 1in origin, as pdfTeX and dvips use) and width.
+PROBE = ("\\AddToHook{begindocument/end}{\\typeout{realpapers: textblock "
+         "\\the\\dimexpr 1in+\\hoffset+\\oddsidemargin\\relax\\space\\the\\textwidth}}\n")
+TEX_TIMEOUT = 300
+
+
+@dataclass(frozen=True)
+class Box:
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float  # pdftotext's y grows downwards
+
+    def overlaps(self, other: Box, slack: float = 0.5) -> bool:
+        return (self.x0 < other.x1 - slack and other.x0 < self.x1 - slack
+                and self.top < other.bottom - slack and other.top < self.bottom - slack)
+
+
+@dataclass(frozen=True)
+class Build:
+    ok: bool           # a PDF came out
+    errors: int        # lines of the log that start with "!"
+    pages: int
+    log: str
+    pdf: Path | None
+
+
+@dataclass(frozen=True)
+class Row:
+    paper: str
+    cls: str
+    engine: str
+    insert: str
+    compiles: str
+    pages: str
+    placed: str
+    page: str
+    xy: str
+    delta: str
+    delta_above: str
+    delta_page: str
+    verdict: str
+
+
+def main_file(folder: Path) -> Path:
+    named = folder / ".pithmain"
+    if named.is_file():
+        return folder / named.read_text().strip()
+    found = [p for p in sorted(folder.glob("*.tex")) if _is_main(p)]
+    if len(found) != 1:
+        raise SystemExit(f"realpapers: {folder}: {len(found)} main files; name one in .pithmain")
+    return found[0]
+
+
+def _is_main(tex: Path) -> bool:
+    text = tex.read_text(errors="replace")
+    return bool(re.search(r"^[^%\n]*\\documentclass", text, re.M)) and "\\begin{document}" in text
+
+
+def document_class(text: str) -> str:
+    m = re.search(r"^[^%\n]*\\documentclass\s*(\[[^\]]*\])?\s*\{([^}]*)\}", text, re.M)
+    if not m:
+        return "?"
+    options = [o.strip() for o in (m[1] or "[]")[1:-1].split(",") if o.strip()]
+    wanted = {"twocolumn", "conference", "journal", "reprint", "preprint", "5p", "3p", "1p", "sigconf",
+              "acmsmall", "manuscript", "sigplan", "acmlarge", "acmtog", "review", "compsoc"}
+    shown = [o for o in options if o in wanted]
+    return m[2] + (f"[{','.join(shown)}]" if shown else "")
+
+
+def insert_pith(text: str, where: str, probe: str = "") -> str:
+    """The two lines right after \\documentclass[...]{...}, or after the preamble's last \\usepackage."""
+    preamble_end = text.find("\\begin{document}")
+    if where == "packages":
+        uses = [m for m in re.finditer(r"^[^%\n]*\\usepackage\s*(\[[^\]]*\])?\s*\{[^}]*\}.*$", text, re.M)
+                if m.start() < preamble_end]
+        if uses:
+            at = uses[-1].end()
+            return text[:at] + "\n" + PITH_LINES + probe + text[at:]
+    m = re.search(r"^[^%\n]*\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}(\[[^\]]*\])?.*$", text, re.M)
+    if m is None:  # \documentclass comes from an \input file: the end of the preamble
+        return text[:preamble_end] + PITH_LINES + probe + text[preamble_end:]
+    return text[:m.end()] + "\n" + PITH_LINES + probe + text[m.end():]
+
+
+def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=TEX_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(cmd, 124, b"", b"timeout")
+
+
+def build(folder: Path, tex: Path, engine: str) -> Build:
+    """Two TeX passes (no BibTeX, as on arXiv), then dvips and ps2pdf on the DVI route."""
+    tex_engine = "pdflatex" if engine == "pdflatex" else "latex"
+    for suffix in (".pdf", ".dvi", ".ps", ".aux", ".log"):  # sources often ship a built PDF
+        tex.with_suffix(suffix).unlink(missing_ok=True)
+    for _ in range(2):
+        run([tex_engine, "-interaction=nonstopmode", tex.name], folder)
+    stem = tex.with_suffix("")
+    log = Path(f"{stem}.log").read_text(errors="replace") if Path(f"{stem}.log").exists() else ""
+    if engine == "dvips" and not Path(f"{stem}.dvi").exists():  # \pdfoutput=1: PDF straight away
+        return Build(False, 0, 0, log, None)
+    if engine == "dvips" and Path(f"{stem}.dvi").exists():
+        run(["dvips", "-q", "-o", f"{stem.name}.ps", f"{stem.name}.dvi"], folder)
+        run(["ps2pdf", f"{stem.name}.ps", f"{stem.name}.pdf"], folder)
+    pdf = Path(f"{stem}.pdf")
+    pages = len(PdfReader(pdf).pages) if pdf.exists() and pdf.stat().st_size else 0
+    errors = sum(1 for line in log.splitlines() if line.startswith("!"))
+    return Build(pages > 0, errors, pages, log, pdf if pages else None)
+
+
+def layout(pdf: Path) -> list[list[list[Box]]]:
+    """Every line's words with their boxes, per page, from pdftotext -bbox-layout (XHTML)."""
+    out = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True,
+                         text=True, timeout=120, check=False).stdout
+    word = r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>'
+    return [[[Box(html.unescape(m[4]), float(m[0]), float(m[1]), float(m[2]), float(m[3]))
+              for m in re.findall(word, line)]
+             for line in re.split(r"<line ", page)[1:]]
+            for page in re.split(r"<page ", out)[1:]]
+
+
+def block_centre(log: str) -> float | None:
+    """The text block's centre on page 1 (pt from the page's left), from the probe's log line."""
+    m = re.search(r"realpapers: textblock (-?[\d.]+)pt (-?[\d.]+)pt", log)
+    return float(m[1]) + float(m[2]) / 2 if m else None
+
+
+def page_width(pdf: Path, page_index: int) -> float:
+    box = PdfReader(pdf).pages[page_index].mediabox
+    return float(box[2]) - float(box[0])
+
+
+def link_rect(pdf: Path, page_index: int) -> tuple[float, float, float, float] | None:
+    """The badge link's rectangle on that page, from the page's top left: x0, top, x1, bottom."""
+    page = PdfReader(pdf).pages[page_index]
+    left, _bottom, _right, top = (float(v) for v in page.mediabox)
+    for annot in page.get("/Annots") or []:
+        annot = annot.get_object()
+        uri = str((annot.get("/A") or {}).get("/URI", ""))
+        if NUMBER in uri:
+            x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
+            return min(x0, x1) - left, top - max(y0, y1), max(x0, x1) - left, top - min(y0, y1)
+    return None
+
+
+def flat_log(log: str) -> str:
+    """TeX wraps the log at 79 characters: join those lines back."""
+    return re.sub(r"(?m)^(.{79})\n", r"\1", log)
+
+
+def placed(log: str) -> str:
+    """What the log says about where the badge went (its continuation lines joined)."""
+    m = re.search(r"Package pith Info: Badge placed (.*(?:\n\(pith\).*)*)", flat_log(log))
+    return re.sub(r"\s*\n\(pith\)\s*", " ", m[1]).strip() if m else "-"
+
+
+def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith: Build) -> Row:
+    compiles = "yes" if withpith.ok else "no"
+    new_errors = withpith.errors - base.errors
+    if new_errors > 0:
+        compiles += f" (+{new_errors} errors)"
+    pages = f"{base.pages}→{withpith.pages}"
+    where = placed(withpith.log)
+    if not withpith.pdf:
+        return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", "does not compile")
+    pages_lines = layout(withpith.pdf)
+    found = [(i, line, w) for i, page in enumerate(pages_lines) for line in page for w in line
+             if NUMBER in w.text]
+    if not found:
+        return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", "no badge")
+    index, badge_line, badge = found[0]
+    others = [w for line in pages_lines[index] if line is not badge_line for w in line]
+    rect = link_rect(withpith.pdf, index)
+    # The link spans the logo and the text; the word box only the text.
+    left, right = (min(badge.x0, rect[0]), max(badge.x1, rect[2])) if rect else (badge.x0, badge.x1)
+    middle = (left + right) / 2
+    centre = block_centre(withpith.log)
+    delta = middle - centre if centre is not None else float("nan")
+    above = [line for line in pages_lines[index] if line is not badge_line and line[-1].bottom <= badge.top]
+    nearest = max(above, key=lambda line: line[-1].bottom, default=None)
+    delta_above = middle - (nearest[0].x0 + nearest[-1].x1) / 2 if nearest else float("nan")
+    delta_page = middle - page_width(withpith.pdf, index) / 2
+    faults = []
+    if index != 0:
+        faults.append(f"page {index + 1}")
+    if left < 40:
+        faults.append("x<40")
+    if any(badge.overlaps(w) for w in others):
+        faults.append("overlaps text")
+    # Centred on the text block (the line above and the page are shown for the eye).
+    if not abs(delta) <= 6:
+        faults.append("not centred")
+    if new_errors > 0:
+        faults.append("new errors")
+    if withpith.pages > base.pages + 1:
+        faults.append("pages")
+    if rect is None:
+        faults.append("no link")
+    return Row(paper, cls, engine, insert, compiles, pages, where, str(index + 1),
+               f"{left:.0f}, {badge.top:.0f}", f"{delta:+.1f}", f"{delta_above:+.1f}",
+               f"{delta_page:+.1f}", ", ".join(faults) or "ok")
+
+
+def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Path) -> list[Row]:
+    tex = main_file(folder)
+    text = tex.read_text(errors="replace")
+    cls = document_class(text)
+    for name in re.findall(r"^[^%\n]*\\input\{([^}]+)\}", text, re.M) if cls == "?" else []:
+        inputs = [folder / name, folder / f"{name}.tex"]   # \documentclass in an \input file
+        found = next((p for p in inputs if p.is_file()), None)
+        if found and (cls := document_class(found.read_text(errors="replace"))) != "?":
+            break
+    rows = []
+    for engine in engines:
+        base_dir = scratch / f"{folder.name}-{engine}-base"
+        shutil.copytree(folder, base_dir)
+        base = build(base_dir, base_dir / tex.name, engine)
+        if not base.ok or (engine == "dvips" and base.errors):
+            if engine == "pdflatex":
+                rows.append(Row(folder.name, cls, engine, "-", "no (without pith too)", "-", "-", "-", "-", "-",
+                                "-", "-", "baseline fails"))
+            continue  # the DVI route only where the paper compiles that way without errors
+        for insert in inserts:
+            work = scratch / f"{folder.name}-{engine}-{insert}"
+            shutil.copytree(folder, work)
+            (work / tex.name).write_text(insert_pith(text, insert, PROBE))
+            subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+            rows.append(judge(folder.name, cls, engine, insert, base, build(work, work / tex.name, engine)))
+    return rows
+
+
+def check_verdict(folder: Path) -> str:
+    """`pithtex check --json` on the paper with pith added after \\documentclass: its verdict,
+    what it read back from the PDF (Info, XMP, page-1 link) and its diagnostics' rules."""
+    tex = main_file(folder)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / folder.name
+        shutil.copytree(folder, work)
+        (work / tex.name).write_text(insert_pith(tex.read_text(errors="replace"), "class"))
+        subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+        done = subprocess.run([str(PITHTEX), "check", str(work), "--main", tex.name, "--json"],
+                              capture_output=True, text=True, timeout=900, check=False)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return f"exit {done.returncode}, no JSON: {done.stderr.strip()[:80]}"
+    read = [f"{r['route']}: " + ("Info, XMP, link" if r.get("pith") and r["pith"].get("info") == NUMBER
+                                  and r["pith"].get("xmp") == NUMBER and r["pith"].get("page1_links")
+                                  else "no PDF" if not r.get("pdf") else "pith incomplete")
+            for r in report.get("routes", [])]
+    rules = sorted({d["rule"] for d in report.get("diagnostics", []) if d.get("severity") == "error"})
+    return f"exit {done.returncode}, {report.get('verdict')}; {'; '.join(read)}; errors: {', '.join(rules) or '-'}"
+
+
+def table(rows: list[Row]) -> str:
+    head = ["paper", "class", "engine", "insert", "compiles", "pages", "placed", "page", "x, y",
+            "Δ block", "Δ above", "Δ page", "verdict"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r.paper, f"`{r.cls}`", r.engine, r.insert, r.compiles, r.pages, r.placed, r.page, r.xy,
+                 r.delta, r.delta_above, r.delta_page, r.verdict]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("papers", type=Path, help="a folder with one folder per paper")
+    parser.add_argument("--insert", choices=["class", "packages", "both"], default="both")
+    parser.add_argument("--dvips", action="store_true", help="also latex -> dvips -> ps2pdf")
+    parser.add_argument("--check", action="store_true", help="also `pithtex check` each paper")
+    parser.add_argument("--only", action="append", default=[], help="only this paper (repeat)")
+    parser.add_argument("--keep", type=Path, help="build in this (new) folder and keep it, to look at")
+    args = parser.parse_args(argv)
+    inserts = ["class", "packages"] if args.insert == "both" else [args.insert]
+    engines = ["pdflatex"] + (["dvips"] if args.dvips else [])
+    folders = [p for p in sorted(args.papers.iterdir()) if p.is_dir() and (not args.only or p.name in args.only)]
+    rows: list[Row] = []
+    checks = []
+    with tempfile.TemporaryDirectory(prefix="realpapers-") as tmp:
+        scratch = args.keep or Path(tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
+        for folder in folders:
+            new = paper_rows(folder, inserts, engines, scratch)
+            for r in new:
+                print(f"{r.paper} {r.engine} {r.insert}: {r.verdict} ({r.placed})", file=sys.stderr, flush=True)
+            rows += new
+            if args.check:
+                checks.append(f"- {folder.name}: `pithtex check` {check_verdict(folder)}")
+    print(table(rows))
+    if checks:
+        print("\n" + "\n".join(checks))
+    bad = sum(1 for r in rows if r.verdict != "ok")
+    print(f"\n{len(rows) - bad} of {len(rows)} ok")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
