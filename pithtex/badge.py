@@ -11,14 +11,13 @@ could not be decided, and no word at all when no record was checked.
 
 from __future__ import annotations
 
-import html
 import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import badgeshape, brand
+from . import badgeshape, brand, safetext
 from .badgeshape import (
     CHECK_PX,
     HEIGHT,
@@ -83,8 +82,8 @@ def state_of_report(report: Any) -> BadgeState:
 
 
 def esc(text: str) -> str:
-    """XML-escape text and attribute values (quotes included)."""
-    return html.escape(text, quote=True)
+    """XML-escape text and attribute values (quotes included; no character XML forbids)."""
+    return safetext.xml(text)
 
 
 # -- SVG: the drawing is pithtex.badgeshape's table, the one pith-badge.js draws too ------
@@ -391,8 +390,9 @@ def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_ur
     """A paste-ready HTML, Markdown or reStructuredText badge linking the number's page."""
     from .templating import render_template
 
-    image_url = image_url or image_name(number)
-    dark_url = dark_url or (image_name(number, "dark") if image_url == image_name(number) else None)
+    image_url = safetext.url(image_url) if image_url else image_name(number)
+    dark_url = safetext.url(dark_url) if dark_url else (image_name(number, "dark") if image_url == image_name(number)
+                                                        else None)
     return render_template(
         f"snippet.{kind}.j2",
         number=number,

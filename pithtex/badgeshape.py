@@ -14,12 +14,11 @@ mw the message width in px. Other values in the table:
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from . import brand
+from . import brand, safetext
 from .metrics import text_width
 
 HEIGHT = 20
@@ -193,7 +192,7 @@ def _value(v: Any, mw: float, colours: dict[str, str], tokens: dict[str, str]) -
 
 def _node(node: Node, mw: float, colours: dict[str, str], tokens: dict[str, str]) -> str:
     tag, attrs, children = node
-    esc = lambda s: html.escape(s, quote=True)  # noqa: E731
+    esc = safetext.xml
     text = "".join(f' {k}="{esc(_value(v, mw, colours, tokens))}"' for k, v in attrs.items())
     if isinstance(children, str):
         inner = esc(_value(children, mw, colours, tokens))
@@ -208,7 +207,7 @@ def to_svg(drawing: dict[str, Any], message: str, theme: brand.Theme, uid: str,
     mw = message_width(message)
     colours, tokens = theme_table(theme), {"{uid}": uid, "{message}": message}
     w = _number(drawing["width"].at(mw))
-    esc = lambda s: html.escape(s, quote=True)  # noqa: E731
+    esc = safetext.xml
     return (f'<svg xmlns="{SVG_NS}" width="{w}" height="{HEIGHT}" viewBox="0 0 {w} {HEIGHT}" role="img" '
             f'aria-label="{esc(aria_label)}"><title>{esc(title)}</title>'
             + "".join(_node(n, mw, colours, tokens) for n in drawing["nodes"]) + "</svg>")

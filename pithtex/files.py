@@ -14,6 +14,11 @@ The rules (stamp -o/--in-place, badge -o, bundle -o, render, web assets, the res
 - Failures to write (read-only folder, no space, permission) are one `OutputError` (exit 2).
 - One exception to the temporary file: `append_in_place`, for `stamp --in-place`, appends an
   incremental update to the file itself (O(update)), cutting it back on any failure.
+
+And every file pithtex reads from the command line (records, key files, PDFs) is opened by
+`open_input`: only a regular file is read. Opening a FIFO would wait forever for a writer,
+and /dev/zero or /dev/urandom never end, so those (and folders, sockets, devices) are refused
+before a byte is read; `read_input` also stops at a size limit instead of filling memory.
 """
 
 from __future__ import annotations
@@ -35,19 +40,27 @@ class OutputError(PithError):
     """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
 
 
+class InputError(PithError):
+    """An input path that is not a regular file, or larger than its kind of file may be (exit 2)."""
+
+
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
           (stat.S_ISSOCK, "a socket"))
 
 
-def output_path(path: Path | str) -> Path:
+def output_path(path: Path | str, *, follow: bool = True) -> Path:
     """The regular file that writing `path` will replace or create, checked before any work.
 
     A symlink is followed: the result is the file it points to (else `path` as given); raises OutputError for `-`,
-    folders, devices, FIFOs, sockets, symlink loops and a missing parent folder."""
+    folders, devices, FIFOs, sockets, symlink loops and a missing parent folder. With
+    `follow=False` (files pithtex owns, such as the cache) a symlink is replaced by the new
+    file instead, so a link planted there cannot aim the write at another file."""
     text = os.fspath(path)
     if text == "-":
         raise OutputError("-: this command writes files only, not to stdout; give a file name")
     given = Path(text)
+    if not follow and given.is_symlink():
+        return given
     real = Path(os.path.realpath(given))
     try:
         info = os.stat(real)
@@ -67,12 +80,43 @@ def output_path(path: Path | str) -> Path:
     return real if given.is_symlink() else given
 
 
+def open_input(path: Path | str, *, follow: bool = True) -> BinaryIO:
+    """`path` opened for reading when it is a regular file (a symlink to one is fine, unless
+    `follow=False`: then a symlink is an OSError, for files pithtex owns such as the cache).
+
+    O_NONBLOCK makes opening a FIFO return at once (instead of waiting for a writer), so the
+    check on what was opened can refuse it; it means nothing for a regular file. Raises
+    InputError for anything else, OSError (FileNotFoundError, ...) as open() would."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else next(
+                (kind for test, kind in _KINDS if test(mode)), "not a regular file")
+            raise InputError(f"{path}: is {kind}, not a regular file; pithtex reads regular files only")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input(path: Path | str, limit: int, what: str, *, follow: bool = True) -> bytes:
+    """The bytes of the regular file `path`; InputError when it holds more than `limit`."""
+    with open_input(path, follow=follow) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{path}: larger than {limit:,} bytes, more than {what} may be")
+    return data
+
+
 @contextmanager
-def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = None) -> Iterator[BinaryIO]:
+def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = None,
+                  follow: bool = True) -> Iterator[BinaryIO]:
     """A binary file to write `path`'s new content into; it replaces `path` only when the
     block ends without an exception. `sync` fsyncs before the rename (for --in-place);
-    `mode` overrides the kept/umask mode."""
-    target = output_path(path)
+    `mode` overrides the kept/umask mode; `follow` as in `output_path`."""
+    target = output_path(path, follow=follow)
     fd, tmp = _temp_beside(target)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -90,12 +134,12 @@ def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = No
         raise
 
 
-def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None) -> Path:
+def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None, follow: bool = True) -> Path:
     """Write `data` (text as UTF-8, newlines untouched) to `path` by the rules above; the path
     written (a symlink's target) is returned."""
-    with atomic_output(path, mode=mode) as out:
+    with atomic_output(path, mode=mode, follow=follow) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)
-    return output_path(path)
+    return output_path(path, follow=follow)
 
 
 def new_file_mode() -> int:

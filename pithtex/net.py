@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import socket
 import threading
@@ -54,6 +55,8 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
     """GET `url`; the whole exchange ends by `deadline` (time.monotonic()) or raises."""
     import requests
 
+    if not math.isfinite(deadline):  # a caller's bug: a fetch without an end is never allowed
+        raise ValueError(f"deadline {deadline!r} is not a finite time")
     if deadline - time.monotonic() <= 0:
         raise DeadlineExceeded("no time left")
     with _Watchdog(deadline) as dog, _session(user_agent) as session:
@@ -114,6 +117,12 @@ def _read(response: Any, current: str, asked: str, deadline: float, max_bytes: i
 
 def _reason(exc: Exception) -> str:
     """A short reason from requests' nested exceptions (the innermost message)."""
+    import requests
+
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError) or "IncompleteRead" in str(exc):
+        return "the server closed the connection before the answer was complete"
+    if isinstance(exc, requests.exceptions.ContentDecodingError):
+        return "the answer's Content-Encoding does not decode"
     text = str(exc.args[0] if exc.args else exc)
     for marker in ("Connection refused", "Name or service not known", "timed out", "Connection reset",
                    "Invalid URL"):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PithError, RecordError
+from .files import InputError, open_input
 from .number import PithNumber
 
 # A record file larger than this is not a record; refuse before parsing it.
@@ -133,12 +134,12 @@ def load_document(path: str | Path) -> dict[str, Any]:
     """Read a record file (any shape); RecordError names the file and the reason."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
+        with open_input(path) as handle:  # a FIFO or /dev/zero is refused, not waited on
             data = handle.read(MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
         raise RecordError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{path}: is a folder, not a record file") from None
+    except InputError as exc:
+        raise RecordError(str(exc)) from None
     except OSError as exc:
         raise RecordError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:

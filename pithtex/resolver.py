@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import time
@@ -35,11 +36,12 @@ from typing import Any
 from . import brand, net
 from .arxivid import ArxivId
 from .errors import InvalidNumber, PithError, RecordError, Undecidable
-from .files import OutputError, write_atomic
+from .files import InputError, OutputError, read_input, write_atomic
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
 TIMEOUT = 20.0  # seconds for one whole fetch; PITH_TIMEOUT overrides
+MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must stay a deadline)
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
 MAX_BYTES = 4 * 1024 * 1024
@@ -70,11 +72,36 @@ class Fetched:
 
 
 def base_url(given: str | None = None) -> str:
-    """--base-url, else $PITH_BASE_URL, else https://pith.science."""
+    """--base-url, else $PITH_BASE_URL, else https://pith.science: an http(s) URL with a host,
+    a valid port, and no user name or password (they would be printed in every report and
+    named in the cache folder; a resolver serves public records and needs none)."""
+    from urllib.parse import urlsplit
+
     url = (given or os.environ.get("PITH_BASE_URL") or brand.BASE_URL).strip().rstrip("/")
-    if not re.match(r"https?://[^/\s]+", url):
-        raise PithError(f"invalid base URL {url!r}: it must start with http:// or https://")
+    problem = _base_url_problem(url)
+    if problem is None:
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 (raises ValueError for a port outside 0-65535)
+        except ValueError:
+            problem = "its host or port is not valid"
+        else:
+            if parts.username is not None or parts.password is not None:
+                problem = "it holds a user name or password; give the URL without them"
+            elif parts.query or parts.fragment:
+                problem = "it has a query or fragment; give the resolver's base URL only"
+    if problem:
+        shown = re.sub(r"//[^/@]*@", "//***@", url)  # never echo a password
+        raise PithError(f"invalid base URL {shown!r}: {problem}")
     return url
+
+
+def _base_url_problem(url: str) -> str | None:
+    if not re.match(r"https?://[^/\s]+", url):
+        return "it must start with http:// or https://"
+    if re.search(r"[\x00-\x20\x7f-\x9f]", url):
+        return "it holds spaces or control characters"
+    return None
 
 
 def cache_dir() -> Path:
@@ -83,12 +110,19 @@ def cache_dir() -> Path:
 
 
 def _env_timeout() -> float | None:
-    text = os.environ.get("PITH_TIMEOUT")
-    try:
-        value = float(text) if text else None
-    except ValueError:
+    """PITH_TIMEOUT in seconds (at most MAX_TIMEOUT), None when unset. A value that is no
+    usable deadline (`abc`, `0`, `-1`, `nan`, or `inf`/`1e309`, which would be none at all) is
+    refused rather than silently replaced by the default."""
+    text = os.environ.get("PITH_TIMEOUT", "").strip()
+    if not text:
         return None
-    return value if value and value > 0 else None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise PithError(f"PITH_TIMEOUT={text!r}: give a positive, finite number of seconds")
+    return min(value, MAX_TIMEOUT)
 
 
 class Resolver:
@@ -251,8 +285,10 @@ class Resolver:
     def _cache_read(self, number: PithNumber) -> tuple[dict[str, Any], str | None] | None:
         """(document, etag) of a cache entry that still verifies; None for anything else."""
         try:
-            entry = json.loads(self._cache_path(number).read_bytes())
-        except (OSError, ValueError):  # missing, unreadable, or not JSON: as if absent
+            # The cache is ours: a link, FIFO or device planted there is not read through.
+            data = read_input(self._cache_path(number), 2 * self.max_bytes, "a cache entry", follow=False)
+            entry = json.loads(data)
+        except (OSError, InputError, ValueError, RecursionError):  # missing, planted, or not JSON: as if absent
             return None
         if not isinstance(entry, dict) or entry.get("base") != self.base or entry.get("number") != number.body:
             return None
@@ -270,7 +306,7 @@ class Resolver:
         path = self._cache_path(number)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False)
         except (OSError, OutputError):
             pass
 

@@ -12,14 +12,16 @@ bytes (`pithtex render --check` guards the committed copy).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from .errors import PithError, Refused
-from .files import write_atomic
+from .files import read_input, write_atomic
 
+MAX_STY_BYTES = 4 * 1024 * 1024  # ours is ~60 kB; a larger pith.sty is not one to compare line by line
 _PROVIDES = re.compile(r"\\ProvidesPackage\s*\{pith\}\s*\[\s*(\d{4})[/-](\d{2})[/-](\d{2})\s*(?:v?([0-9][0-9.]*))?")
 
 
@@ -79,15 +81,22 @@ def write_beside(folder: Path | str = ".", force: bool = False) -> Written:
     path = folder / "pith.sty"
     ours = text()
     status = "written"
-    if path.is_symlink() or path.exists():
+    if path.is_symlink():
+        # A paper folder (a cloned repository, an unpacked upload) may hold a link named
+        # pith.sty to any file; --force replaces the link itself, never the file it names.
+        if not force:
+            raise Refused(f"{path} is a symbolic link (to {os.readlink(path)}); --force replaces the link "
+                          "with the current pith.sty (the file it points to is left alone)")
+        status = "replaced"
+    elif path.exists():
         if not path.is_file():
             raise PithError(f"{path}: exists and is not a regular file; nothing written")
-        theirs = path.read_text("utf-8", errors="replace")
+        theirs = read_input(path, MAX_STY_BYTES, "a pith.sty").decode("utf-8", errors="replace")
         if theirs == ours:
             return Written(path, current(), "unchanged")
         if not force:
             raise Refused(f"{path} exists and differs from the current pith.sty ({declared(theirs) or 'no version'}"
                           f" there, {current()} here); --force replaces it")
         status = "replaced"
-    write_atomic(path, ours)
+    write_atomic(path, ours, follow=False)
     return Written(path, current(), status)

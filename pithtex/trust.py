@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KeyError_
+from .files import InputError, read_input
 
 ALGORITHM = "ed25519"
 SIGNED_MESSAGE = "canonical_sha256_bytes"
@@ -134,13 +135,18 @@ def pinned_keys() -> KeyRing:
     return _PINNED
 
 
+MAX_KEY_FILE_BYTES = 1024 * 1024  # a key file holds a few keys; /dev/zero must not fill memory
+
+
 def load_keys(path: str | Path) -> KeyRing:
     """Extra trusted keys from a JSON file (a mirror's key, or a test key)."""
     path = Path(path)
     try:
-        document = json.loads(path.read_text("utf-8"))
+        document = json.loads(read_input(path, MAX_KEY_FILE_BYTES, "a key file").decode("utf-8"))
     except FileNotFoundError:
         raise KeyError_(f"{path}: no such key file") from None
+    except InputError as exc:
+        raise KeyError_(str(exc)) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise KeyError_(f"{path}: not a JSON key file ({exc})") from None
     return KeyRing(keys_from_json(document, str(path)))

@@ -131,6 +131,9 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
     hostile_doc["paper"] = {"title": HOSTILE * 4000, "abstract_excerpt": "x" * 200_000}
     hostile_key = full_record(canonical(title="Hostile key id"), TestKey(HOSTILE * 500))
     config_doc = full_record(canonical(title="Pinned page-wide"), lab2)
+    # an unsigned title that would reverse the words after it (a bidi override) to hide them
+    bidi = copy(seed)
+    bidi["paper"]["title"] = "Real (its hash is the signed title_canon_sha256)\u202e"
     lab_ring = pinned.extended(KeyRing([PublicKey(lab.key_id, lab.raw_public)]))
     lab2_ring = pinned.extended(KeyRing([PublicKey(lab2.key_id, lab2.raw_public)]))
     lab_keys = html.escape(json.dumps([key_entry(lab)]), quote=True)
@@ -189,6 +192,7 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
          "does not match its fingerprint"),
         ("config", snippet(body_of(config_doc), "config", "", record("config", config_doc, lab2_ring)), "verified",
          "lab-key-2 signed"),
+        ("bidi", snippet(BODY, "bidi", "", record("bidi", bidi)), "verified", "signed that hash"),
         ("hostilekey", snippet(body_of(hostile_key), "hostilekey", "", record("hostilekey", hostile_key)), "unchecked",
          "which this page does not pin"),
         ("arxiv", f'<pith-badge id="arxiv" arxiv="arXiv:2104.04473v5" {base}></pith-badge>', "verified",
@@ -261,6 +265,7 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     assert "its hash is the signed title_canon_sha256" in found["verified"]["panel"]
     assert "2104.04473v5 (from the signed record)" in found["verified"]["panel"]
     assert "not covered" not in found["verified"]["panel"]
+    assert "\u202e" not in found["bidi"]["panel"] and "\ufffd (not covered by the signature)" in found["bidi"]["panel"]
     # two badges for one number, one hidden: each draws in its own shadow root
     assert found["twin"]["state"] == found["hiddentwin"]["state"] == "verified"
     assert found["twin"]["ids"] == found["hiddentwin"]["ids"] and found["twin"]["rect"]["w"] > 0

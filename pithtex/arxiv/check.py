@@ -186,7 +186,13 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
                        limits: sandbox.Limits) -> list[Diagnostic]:
     r = run.route
     out: list[Diagnostic] = []
-    if run.log_too_large:
+    if run.files_too_large:
+        what = run.failed_step or "TeX"
+        out.append(error("files-too-large", f"{r}: {what} wrote more than "
+                         f"{_mb(limits.log_cap * sandbox.FILES_CAP_FACTOR)} into its files and was stopped "
+                         f"(run {run.runs})", "look for a macro that calls itself while writing to a file "
+                         "(\\openout, \\write): it never ends", upload.main, route=r))
+    elif run.log_too_large:
         what = run.failed_step or "TeX"
         out.append(error("log-too-large", f"{r}: {what} wrote more than {_mb(limits.log_cap)} of output and was "
                          f"stopped (run {run.runs})", "look for a macro that calls itself while writing "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .. import safetext
 from .diagnostic import ERROR, Diagnostic
 
 if TYPE_CHECKING:
@@ -57,7 +58,8 @@ def _route_dict(result: Result, run, several: bool) -> dict:
     out.update({
         "route": run.route, "ok": route_ok(result, run.route), "pdf": run.pdf is not None,
         "runs": run.runs, "shared_first_pass": run.seeded, "seconds": round(run.seconds, 2),
-        "timed_out": run.timed_out, "log_too_large": run.log_too_large,
+        "timed_out": run.timed_out, "log_too_large": run.log_too_large and not run.files_too_large,
+        "files_too_large": run.files_too_large,
         "errors": len(log.errors), "undefined_references": log.undefined_references,
         "undefined_citations": log.undefined_citations, "missing_characters": len(log.missing_characters),
         "overfull_boxes": log.overfull_boxes, "underfull_boxes": log.underfull_boxes,
@@ -123,7 +125,7 @@ def human(check: Check) -> str:
         lines.append(f"          fix: {d.fix}")
     if len(grouped) > MAX_SHOWN:
         lines.append(f"  … and {len(grouped) - MAX_SHOWN} more (--json lists every one)")
-    return "\n".join(lines)
+    return "\n".join(map(safetext.line, lines))  # file names and TeX's words stay on their line
 
 
 def _route_lines(check: Check, result: Result) -> list[str]:

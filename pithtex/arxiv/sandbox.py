@@ -40,6 +40,11 @@ DEFAULT_TIMEOUT = 120.0
 # What one run may write to the terminal, and to its .log, before it is stopped
 # (`log-too-large`). Real papers write well under 5 MB; a macro loop writes this in seconds.
 LOG_CAP = 50 * 1024 * 1024
+# What one run may add to the files of its folder (\openout/\write, a PostScript file), as a
+# multiple of LOG_CAP: a loop writing to a side file filled /tmp at ~45 MB/s until the time
+# limit. Real papers add a PDF and its helpers, far below this (1 GB at the default cap).
+FILES_CAP_FACTOR = 20
+FILES_EVERY = 10  # the folder is summed every FILES_EVERY polls (once a second), not every poll
 # Logs are read back for errors and warnings; past this size only the head and the tail
 # are read, so reading a log never costs more memory than this.
 LOG_READ_LIMIT = 8 * 1024 * 1024
@@ -84,7 +89,8 @@ class RouteRun:
     runs: int = 0
     seconds: float = 0.0
     timed_out: bool = False
-    log_too_large: bool = False
+    log_too_large: bool = False  # stopped at an output cap: the log's, or (files_too_large) the folder's
+    files_too_large: bool = False
     failed_step: str | None = None
     step_output: str = ""
     fls: Path | None = None
@@ -211,8 +217,9 @@ def _tex_runs(run: RouteRun, engine: str, upload: Upload, limits: Limits, seeded
         step = _call([engine, *TEX_FLAGS, *draft, upload.main], run.workdir, limits, run.nice,
                      watch=run.workdir / f"{upload.jobname}.log")
         if step.code is None:
-            run.timed_out = step.stopped != "log-too-large"
-            run.log_too_large = step.stopped == "log-too-large"
+            run.timed_out = step.stopped not in _TOO_LARGE
+            run.log_too_large = step.stopped in _TOO_LARGE
+            run.files_too_large = step.stopped == "files-too-large"
             run.step_output = step.tail
             break
         run.log = parse_log(read_log(run.workdir, upload, step), upload.main, str(run.workdir))
@@ -233,9 +240,13 @@ def _dvips_ps2pdf(run: RouteRun, upload: Upload, limits: Limits) -> None:
         if step.code != 0 or (name == "ps2pdf" and not (run.workdir / f"{job}.pdf").is_file()):
             run.failed_step, run.step_output = name, step.tail
             run.timed_out = step.stopped == "timeout"
-            run.log_too_large = step.stopped == "log-too-large"
+            run.log_too_large = step.stopped in _TOO_LARGE
+            run.files_too_large = step.stopped == "files-too-large"
             return
     run.pdf = run.workdir / f"{job}.pdf"
+
+
+_TOO_LARGE = ("log-too-large", "files-too-large")
 
 
 # Every step runs in its own process group (so a limit can kill all of a run), which also
@@ -262,6 +273,7 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
     env = tex_env(cwd, limits.trees)
     if nice > 0 and shutil.which("nice"):
         cmd = ["nice", "-n", str(nice), *cmd]
+    before = _written(cwd)
     with tempfile.TemporaryFile(prefix="pithtex-out-") as out:
         with _LIVE_LOCK:
             if _STOPPING.is_set():
@@ -273,7 +285,7 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
                 return Step(127, f"{cmd[0]}: {exc.strerror}")
             _LIVE.add(proc)
         try:
-            stopped = _watch(proc, out, watch, limits)
+            stopped = _watch(proc, out, watch, limits, (cwd, before))
         except BaseException:  # Ctrl-C in this thread: the run is in its own group, so end it here
             _kill(proc)
             raise
@@ -285,9 +297,13 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
         return Step(None if stopped else proc.returncode, _tail(out), stopped)
 
 
-def _watch(proc: subprocess.Popen, out, watch: Path | None, limits: Limits) -> str | None:
-    """Wait for proc; kill its group and say why when it passes the time limit or the cap."""
+def _watch(proc: subprocess.Popen, out, watch: Path | None, limits: Limits,
+           folder: tuple[Path, int] | None = None) -> str | None:
+    """Wait for proc; kill its group and say why when it passes the time limit or a cap:
+    its output and `watch` (the log) at log_cap, what it adds to `folder` (the work folder
+    and its size before the step) at FILES_CAP_FACTOR times that."""
     deadline = time.monotonic() + limits.timeout
+    polls = 0
     while True:
         try:
             proc.wait(timeout=POLL_SECONDS)
@@ -297,9 +313,32 @@ def _watch(proc: subprocess.Popen, out, watch: Path | None, limits: Limits) -> s
         if max(os.fstat(out.fileno()).st_size, _size(watch)) > limits.log_cap:
             _kill(proc)
             return "log-too-large"
+        polls += 1
+        if folder and polls % FILES_EVERY == 0 and _written(folder[0]) - folder[1] > limits.log_cap * FILES_CAP_FACTOR:
+            _kill(proc)
+            return "files-too-large"
         if time.monotonic() > deadline:
             _kill(proc)
             return "timeout"
+
+
+def _written(folder: Path) -> int:
+    """The bytes of every regular file under `folder` (links not followed)."""
+    total, stack = 0, [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(Path(entry.path))
+                        elif entry.is_file(follow_symlinks=False):
+                            total += entry.stat(follow_symlinks=False).st_size
+                    except OSError:  # removed while summed: TeX deletes its temporary files
+                        continue
+        except OSError:
+            continue
+    return total
 
 
 def _size(path: Path | None) -> int:

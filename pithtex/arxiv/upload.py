@@ -27,8 +27,10 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from ..errors import PithError
+from ..files import open_input, read_input
 
 # arXiv's own submission limit is 50 MB compressed; uncompressed we allow some more.
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
@@ -117,10 +119,15 @@ def open_upload(path: str | Path, mains: list[str] | None = None) -> Upload:
 def unpack(archive: Path, dest: Path) -> None:
     """Unpack a .tar(.gz) or .zip into dest, refusing anything unsafe (exit 2)."""
     try:
-        if zipfile.is_zipfile(archive):
-            _unpack_zip(archive, dest)
-        else:
-            _unpack_tar(archive, dest)
+        # A regular file only: a FIFO named x.tar.gz waited forever for a writer, and a link
+        # to /dev/zero named x.tar.gz was read until memory ran out.
+        with open_input(archive) as handle:
+            if zipfile.is_zipfile(handle):
+                handle.seek(0)
+                _unpack_zip(archive, handle, dest)
+            else:
+                handle.seek(0)
+                _unpack_tar(archive, handle, dest)
     except PithError:
         raise
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
@@ -148,9 +155,9 @@ def _budget(archive: Path, count: int, total: int) -> None:
         raise PithError(f"{archive}: unpacks to more than {MAX_TOTAL_BYTES // 2**20} MB; refusing the archive")
 
 
-def _unpack_tar(archive: Path, dest: Path) -> None:
+def _unpack_tar(archive: Path, handle: BinaryIO, dest: Path) -> None:
     total = 0
-    with tarfile.open(archive, "r:*") as tar:
+    with tarfile.open(fileobj=handle, mode="r:*") as tar:
         for count, member in enumerate(tar, start=1):
             rel = _safe_member(archive, member.name)
             if member.issym() or member.islnk() or member.isdev() or member.isfifo():
@@ -168,9 +175,9 @@ def _unpack_tar(archive: Path, dest: Path) -> None:
                 shutil.copyfileobj(src, out)
 
 
-def _unpack_zip(archive: Path, dest: Path) -> None:
+def _unpack_zip(archive: Path, handle: BinaryIO, dest: Path) -> None:
     total = 0
-    with zipfile.ZipFile(archive) as z:
+    with zipfile.ZipFile(handle) as z:
         for count, info in enumerate(z.infolist(), start=1):
             rel = _safe_member(archive, info.filename)
             if (info.external_attr >> 16) & 0o170000 == 0o120000:
@@ -252,16 +259,25 @@ def _read_text(path: Path) -> str:
         raise PithError(f"{path}: cannot read ({exc.strerror})") from exc
 
 
+MAX_README_BYTES = 1024 * 1024  # arXiv's 00README.json lists a few files and settings
+
+
 def _read_readme(root: Path, source: str) -> dict | None:
     f = root / "00README.json"
-    if not f.is_file():
+    if f.is_symlink() or not f.is_file():  # as for every file of an upload: links are not part of it
         return None
     try:
-        data = json.loads(f.read_text("utf-8"))
+        data = json.loads(read_input(f, MAX_README_BYTES, "00README.json").decode("utf-8"))
     except (ValueError, OSError) as exc:
         raise PithError(f"{source}: 00README.json is not valid JSON ({_why(exc)})") from exc
+    except RecursionError:  # "[[[[...": json's decoder recurses once per level
+        raise PithError(f"{source}: 00README.json is nested too deeply to be arXiv's format") from None
     if not isinstance(data, dict):
         raise PithError(f"{source}: 00README.json is not a JSON object")
+    # The shapes the readers below rely on, checked once here.
+    for key, kind, name in (("sources", list, "a list"), ("process", dict, "an object")):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            raise PithError(f"{source}: 00README.json's {key!r} must be {name}")
     return data
 
 

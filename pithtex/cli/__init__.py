@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..brand import VERSION
 from ..errors import PithError
+from ..safetext import SafeStream, unfiltered
 
 # Order here is the order in `pithtex --help`.
 COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle")
@@ -70,12 +71,31 @@ def add_command(subparsers, name: str, help: str, description: str, epilog: str 
     return parser
 
 
+def time_limit(value: float, option: str) -> float:
+    """`value` when it is a usable time limit: positive and finite (`inf` or `1e309` would be
+    no limit at all, and `nan` compares false with every deadline); else PithError (exit 2)."""
+    import math
+
+    if not (math.isfinite(value) and value > 0):
+        raise PithError(f"{option} {value:g}: give a positive, finite number of seconds")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code from the contract, never a traceback
     (except under PITHTEX_DEBUG=1, which adds one to the error line):
     0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
     70 a bug in pithtex (anything not foreseen), 130 interrupted."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: list[str]) -> int:
     as_json = _Parser.json_errors = "--json" in argv
     _quiet_streams()
     _terminate_cleanly()
@@ -142,7 +162,7 @@ def _terminate_cleanly() -> None:
 def _quiet_streams() -> None:
     """Text that cannot be encoded (a file name in a foreign encoding) is escaped, not fatal."""
     for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
+        reconfigure = getattr(unfiltered(stream), "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
 

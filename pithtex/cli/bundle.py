@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_command
+from . import add_command, time_limit
 
 EPILOG = """\
 examples:
@@ -43,14 +43,12 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from ..arxiv.bundle import bundle
     from ..arxiv.report import human
-    from ..errors import PithError
+    from ..safetext import line
     from . import emit_json
     from .check import log_cap
 
-    if not args.timeout > 0:
-        raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
-
-    made = bundle(args.path, args.output, engine=args.engine, timeout=args.timeout, mains=args.main,
+    timeout = time_limit(args.timeout, "--timeout")
+    made = bundle(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
                   log_cap=log_cap())
     if args.json:
         emit_json({"archive": str(made.out), "files": made.files, "route": made.route, "mains": made.mains,
@@ -61,6 +59,6 @@ def run(args) -> int:
         if made.left_out:  # on the same line: the verdict stays the second line
             more = f" and {len(made.left_out) - 10} more" if len(made.left_out) > 10 else ""
             left = f"; left out (not used by {', '.join(made.mains)}): {' '.join(made.left_out[:10])}{more}"
-        print(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}")
+        print(line(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}"))
         print(human(made.verdict))
     return 0 if made.verdict.ok else 1

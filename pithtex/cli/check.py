@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import add_command, emit_json
+from . import add_command, emit_json, time_limit
 
 EPILOG = """\
 examples:
@@ -18,7 +18,7 @@ PATH or --main checks only that file. Each is copied into a fresh folder and com
 with shell escape off, a private empty TeX home tree and no BibTeX run, as on arXiv;
 then the PDF is read back for the Pith Number (Info, XMP) and the badge link on page 1.
 A TeX run that writes more than 50 MB of log is stopped (log-too-large; PITHTEX_LOG_CAP
-sets the cap in bytes).
+sets the cap in bytes), and so is one that adds 20 times that to its files (files-too-large).
 
 exit codes: 0 arXiv-safe, 1 would fail on arXiv or loses pith metadata, 2 unusable input.
 """
@@ -61,12 +61,9 @@ def log_cap() -> int:
 def run(args) -> int:
     from ..arxiv.check import check_path
     from ..arxiv.report import human
-    from ..errors import PithError
 
-    if not args.timeout > 0:
-        raise PithError(f"--timeout {args.timeout:g}: give a positive number of seconds")
-
-    result = check_path(args.path, engine=args.engine, timeout=args.timeout, mains=args.main, log_cap=log_cap())
+    timeout = time_limit(args.timeout, "--timeout")
+    result = check_path(args.path, engine=args.engine, timeout=timeout, mains=args.main, log_cap=log_cap())
     if args.json:
         emit_json(result.as_dict())
     else:

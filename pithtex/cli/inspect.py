@@ -63,6 +63,8 @@ def _print(r: dict) -> None:
     if r.get("after_pithtex_update"):
         rows.append(("changed after pithtex", ", ".join(r["after_pithtex_update"])))
     rows.append(("sources agree", "yes" if r["agree"] else ("no number found" if not r["sources"] else "NO")))
+    from ..safetext import line
+
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
-        print(f"{label:<{width}}  {value}")
+        print(line(f"{label:<{width}}  {value}"))

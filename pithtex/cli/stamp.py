@@ -87,11 +87,12 @@ def _options(args):
     from ..pdf.stamp import Options
 
     if args.record:
-        from ..record import canonical_of, load_document, number_of
+        from ..files import read_input
+        from ..record import MAX_RECORD_BYTES, canonical_of, load_document, number_of
 
         path = __import__("pathlib").Path(args.record)
         number = number_of(canonical_of(load_document(path)))
-        data = path.read_bytes() if args.attach_record else None
+        data = read_input(path, MAX_RECORD_BYTES, "a Pith record") if args.attach_record else None
         return Options(number, data, args.badge, args.attach_record, args.force, _password(args))
     number = PithNumber.parse(args.number) if args.number else None
     return Options(number, None, args.badge, args.attach_record, args.force, _password(args))
@@ -146,16 +147,18 @@ def _refuse_collisions(tasks) -> None:
 
 
 def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool) -> None:
+    from ..safetext import line
+
     if as_json:
         report = done[0] if len(done) == 1 and not failed else {
             "files": done, "failed": [{"file": f, "error": m, "exit_code": c} for f, m, c in failed]}
         emit_json(report)
     else:
         for item in done:
-            print(_line(item))
+            print(line(_line(item)))
     for item in done:
         for warning in item["warnings"]:
-            print(f"pithtex: warning: {item['file']}: {warning}", file=sys.stderr)
+            print(line(f"pithtex: warning: {item['file']}: {warning}"), file=sys.stderr)
     if len(done) + len(failed) > 1:
         counts = {s: sum(1 for d in done if d["status"] == s) for s in ("stamped", "unchanged", "reverted")}
         summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)

@@ -160,10 +160,12 @@ def _failed_fetch(number, exc, step: str = "fetch") -> dict:
 def _is_pdf(path: Path) -> bool:
     if path.suffix.lower() == ".pdf":
         return True
+    from ..files import InputError, open_input
+
     try:
-        with path.open("rb") as handle:
+        with open_input(path) as handle:  # a FIFO is not waited on: load_document refuses it
             return handle.read(1024).lstrip().startswith(b"%PDF-")
-    except OSError:
+    except (OSError, InputError):
         return False
 
 
@@ -194,8 +196,10 @@ def _print(args, report, source: str) -> int:
 
 
 def print_report(report, source: str) -> None:
-    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({source})")
+    from ..safetext import line
+
+    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({line(source)})")
     for name, check in report.checks.items():
-        print(f"  [{MARKS[check.status]}] {name:<10} {check.detail}")
+        print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
     if report.verified:
         print("  Signed: the canonical record only. Paper details, status and citations are not covered.")

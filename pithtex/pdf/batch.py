@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import PithError
+from ..safetext import unfiltered
 from ..value import NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
 
@@ -64,7 +65,7 @@ def _collect(results, total: int, done: list, failed: list, progress: bool) -> N
         if progress:  # a one-line bar on a terminal only; nothing when piped
             width = 30
             filled = width * i // total
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {i}/{total}")
-            sys.stderr.flush()
+            unfiltered(sys.stderr).write(f"\r[{'#' * filled}{'.' * (width - filled)}] {i}/{total}")
+            unfiltered(sys.stderr).flush()
     if progress:
         sys.stderr.write("\n")

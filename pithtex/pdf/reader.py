@@ -8,10 +8,12 @@ not where the xref says it is raises `Damaged`, and the stamp refuses the file.
 from __future__ import annotations
 
 import mmap
+import os
 import re
 import zlib
 from pathlib import Path
 
+from ..files import open_input
 from .objects import WHITESPACE, LazyPattern, Name, Parser, PdfSyntaxError, Ref, Stream
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
@@ -109,19 +111,26 @@ class Section:
         self.entries = entries  # object number -> (kind, offset or stream, gen or index)
 
 
+SNAPSHOT_LIMIT = 256 * 1024 * 1024  # bytes: files up to this size are read whole (see PdfFile)
+
+
 class PdfFile:
     """An open PDF; use as a context manager. `size` is the byte length read."""
 
     def __init__(self, path: str | Path, size: int | None = None, password: bytes | None = None) -> None:
         self.path = Path(path)
-        self._file = open(self.path, "rb")  # noqa: SIM115 (closed in close())
-        self.size = size if size is not None else self.path.stat().st_size
+        self._file = open_input(self.path)  # a regular file only: a FIFO or device is refused
+        self.size = size if size is not None else os.fstat(self._file.fileno()).st_size
         if self.size == 0:
             self._file.close()
             raise Damaged("empty file")
-        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
+        # A snapshot in memory, not a mapping: a mapped file that another program truncates
+        # (latexmk rewriting the PDF while it is stamped) kills the process with SIGBUS when
+        # a page past the new end is touched. Only files too large to copy cheaply are mapped.
+        length = os.fstat(self._file.fileno()).st_size
+        self._map = None if length <= SNAPSHOT_LIMIT else mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
         # With `size`, the file is read as if it ended there (the original under our update).
-        self.data = self._map
+        self.data = self._file.read() if self._map is None else self._map
         self._entries: dict[int, tuple | None] = {}  # object number -> its newest xref entry
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
@@ -139,7 +148,8 @@ class PdfFile:
             raise
 
     def close(self) -> None:
-        self._map.close()
+        if self._map is not None:
+            self._map.close()
         self._file.close()
 
     def __enter__(self) -> PdfFile:

@@ -22,8 +22,11 @@ const CAP = { title: 200, line: 300, arxiv: 40, id: 64, url: 120 };
 const ATTRIBUTES = ["number", "src", "theme", "size", "arxiv", "keys", "base-url"];
 
 // -- strings: every one shown is capped (by code points, so no half surrogate pairs) --
+// Bidi embeddings, overrides and isolates (as pithtex/safetext.py): a record's title must not
+// reorder the words shown after it, such as "(not covered by the signature)".
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const cap = (value, n) => {
-  const chars = Array.from(String(value ?? ""));
+  const chars = Array.from(String(value ?? "").replace(BIDI, "\ufffd"));
   return chars.length > n ? chars.slice(0, n - 1).join("") + "…" : chars.join("");
 };
 const bodyOf = (v) => String(v).trim().toUpperCase().replace(/^PITH:([0-9]{4}:)?/, "");

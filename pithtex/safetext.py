@@ -1,0 +1,84 @@
+"""Text from untrusted places (records, file names, servers, PDFs) made safe for where it goes.
+
+Two destinations, one rule each:
+- a terminal or a log: control characters are shown as `\\uXXXX`, never obeyed, so a title,
+  key id or file name cannot move the cursor, recolour, retitle or clear the screen, and
+  bidirectional overrides cannot reorder what a line appears to say. `SafeStream` applies this
+  to everything the command line prints (the `\\uXXXX` form keeps a --json document valid);
+- XML and HTML (badges, snippets): the five special characters are escaped, and characters
+  XML 1.0 forbids (C0 controls, lone surrogates, U+FFFE/U+FFFF) become U+FFFD, so a hostile
+  field can neither inject markup nor make an SVG fail to parse.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False  # `typing` is for checkers only (start-up time counts in every stamp)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+# C0 (tab and newline stay), DEL, C1 (U+009B is CSI on many terminals), and the bidi
+# embeddings, overrides and isolates (the "Trojan Source" characters). Compiled on first use:
+# every command prints through `visible`, but start-up time counts in every stamp.
+_TERMINAL_CONTROLS = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+_NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    if source not in _compiled:
+        _compiled[source] = re.compile(source)
+    return _compiled[source]
+
+
+def visible(text: str) -> str:
+    """`text` with every control character spelled out as \\uXXXX."""
+    if text.isascii() and text.isprintable():  # the usual line: nothing to look for
+        return text
+    return _pattern(_TERMINAL_CONTROLS).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def line(text: str) -> str:
+    """`visible`, and newlines spelled out too: one value (a file name, a field of a record
+    or PDF) printed on a report's line cannot start a line of its own, such as a forged
+    `[ok  ] signature` line under a failed check."""
+    return visible(text).replace("\n", "\\u000a")
+
+
+def xml(text: str) -> str:
+    """`text` escaped for XML/HTML text and attribute values (quotes included)."""
+    import html
+
+    return html.escape(_pattern(_NOT_XML).sub("\ufffd", text), quote=True)
+
+
+def url(text: str) -> str:
+    """A URL given for a snippet, with what could end its place in Markdown, reST or a srcset
+    percent-encoded: whitespace and newlines, parentheses, commas, angle brackets and controls
+    (`x.svg) [click](javascript:...)` must stay one image URL). `%` is kept, so a URL that is
+    already encoded stays as it is; quotes are kept for `xml` to escape in HTML (in Markdown
+    and reST they cannot end the URL once whitespace is encoded)."""
+    from urllib.parse import quote
+
+    return quote(text, safe=":/?#[]@!$&'\"*+;=%~-._")
+
+
+class SafeStream:
+    """A text stream whose `write` passes text through `visible`; everything else (buffer,
+    isatty, flush, encoding) is the wrapped stream's. `unfiltered` is for pithtex's own
+    control characters (the progress bar's carriage return)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.unfiltered = stream
+
+    def write(self, text: str) -> int:
+        return self.unfiltered.write(visible(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.unfiltered, name)
+
+
+def unfiltered(stream: Any) -> Any:
+    """The stream under a SafeStream (itself otherwise)."""
+    return getattr(stream, "unfiltered", stream) if isinstance(stream, SafeStream) else stream
