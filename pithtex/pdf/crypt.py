@@ -140,7 +140,11 @@ class Security:
             raw = value.raw if method.kind == "none" else self._cipher(ref, method, value.raw, decrypt)
             return Stream(d, raw)
         if isinstance(value, dict):
-            return {k: self._walk(ref, v, decrypt) for k, v in value.items()}
+            # A signature dictionary's /Contents is never encrypted (ISO 32000-2, 7.6.2): it
+            # holds the signature over the file's bytes, written after encryption. Usage
+            # rights (/Perms /UR3) put one inside the catalog, which other tools leave clear.
+            clear = "Contents" if "ByteRange" in value else None
+            return {k: v if k == clear else self._walk(ref, v, decrypt) for k, v in value.items()}
         if isinstance(value, list):
             return [self._walk(ref, v, decrypt) for v in value]
         if self.params.strings.kind == "none":
@@ -297,8 +301,24 @@ def rc4(key: bytes, data: bytes) -> bytes:
         from cryptography.hazmat.decrepit.ciphers.algorithms import ARC4
     except ImportError:  # older releases
         from cryptography.hazmat.primitives.ciphers.algorithms import ARC4  # type: ignore[no-redef]
-    enc = Cipher(ARC4(key), mode=None).encryptor()
+    enc = Cipher(ARC4(_rc4_key(key)), mode=None).encryptor()
     return enc.update(data) + enc.finalize()
+
+
+RC4_KEY_BYTES = (5, 7, 8, 10, 16, 20, 24, 32)  # the key sizes cryptography's ARC4 accepts
+
+
+def _rc4_key(key: bytes) -> bytes:
+    """The key, or the same key repeated whole to a size cryptography accepts.
+
+    RC4's key schedule only reads key[i mod len(key)], so a key repeated whole gives the
+    same cipher: a 48-bit (/Length 48) file key becomes 24 bytes. A length with no such
+    multiple (the 11-byte object keys of that file, 9, 13, 14, 15) is refused cleanly.
+    """
+    for size in RC4_KEY_BYTES:
+        if key and size % len(key) == 0:
+            return key * (size // len(key))
+    raise EncryptionError(f"it uses RC4 with a {len(key) * 8}-bit key, which is not supported")
 
 
 def aes_cbc_decrypt(key: bytes, data: bytes, pad: bool = True) -> bytes:

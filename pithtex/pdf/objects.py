@@ -76,7 +76,9 @@ class LazyPattern:
 
 WHITESPACE = b"\x00\t\n\x0c\r "
 DELIMITERS = b"()<>[]{}/%"
-_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*)*")
+# One white-space byte per repetition, never `[...]+` inside `*`: a failed match would
+# retry every way of splitting a run of blanks (exponential on a line of 48 spaces).
+_SKIP = re.compile(rb"(?:[\x00\t\n\x0c\r ]|%[^\r\n]*)*")
 _REGULAR = re.compile(rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]+")
 _NUMBER = LazyPattern(rb"[+-]?(?:\d+\.?\d*|\.\d+)")
 _INT = LazyPattern(rb"\d+")
@@ -91,7 +93,7 @@ _ESCAPES = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord("b"): b"\b", 
 _R = rb"[^\x00\t\n\x0c\r ()<>\[\]{}/%]"
 # (A comment must run to its line end: otherwise backtracking could read "% 12 0 obj" as 0.)
 _ATOM = re.compile(
-    rb"(?:[\x00\t\n\x0c\r ]+|%[^\r\n]*(?=[\r\n]|$))*"
+    rb"(?:[\x00\t\n\x0c\r ]|%[^\r\n]*(?=[\r\n]|$))*"  # one blank per repetition: see _SKIP
     rb"(?:/(" + _R + rb"*)"
     rb"|(\d+)[\x00\t\n\x0c\r ]+(\d+)[\x00\t\n\x0c\r ]+R(?!" + _R + rb")"
     rb"|([+-]?(?:\d+\.?\d*|\.\d+))"

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 from ..files import open_input
-from .objects import LazyPattern, Name, Parser, PdfSyntaxError, Ref, Stream
+from .objects import WHITESPACE, LazyPattern, Name, Parser, PdfSyntaxError, Ref, Stream
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
@@ -228,12 +228,22 @@ class PdfFile:
     def _section(self, offset: int) -> Section:
         if not 0 <= offset < self.size:
             raise Damaged(f"startxref/Prev offset {offset} is outside the file")
+        offset = self._past_blanks(offset)
         try:
             if bytes(self.data[offset:offset + 4]) == b"xref":
                 return self._table(offset)
             return self._xref_stream(offset)
         except ValueError as exc:  # PdfSyntaxError and int()/bytes.fromhex() on damaged bytes
             raise Damaged(f"broken cross-reference section at byte {offset}: {exc}") from None
+
+    def _past_blanks(self, offset: int) -> int:
+        """The offset moved past a few white-space bytes (some writers count the end of line
+        before `xref` or `N 0 obj`). Unambiguous, so no guess: the section still has to be
+        exactly there, and our update's /Prev points at its first byte."""
+        end = min(offset + 64, self.size)
+        while offset < end and self.data[offset] in WHITESPACE:
+            offset += 1
+        return offset
 
     def _table(self, offset: int) -> Section:
         p = Parser(self.data, offset + 4)
@@ -327,11 +337,11 @@ class PdfFile:
         if entry is not None and entry[0] == 1:
             try:
                 _, value = Parser(self.data, entry[1], self._length).indirect(expect=ref)
-                if self.security is not None:
-                    value = self.security.decrypt(ref, value)
-            except ValueError as exc:  # PdfSyntaxError, bad numbers, undecryptable data
+            except ValueError as exc:  # PdfSyntaxError, bad numbers
                 raise Damaged(f"object {ref.num} is not at the offset the xref gives: {exc}") from None
-            return value
+            # Undecryptable data is an EncryptionError of its own (a cipher we lack, a bad
+            # key or damaged ciphertext), not a misplaced object.
+            return value if self.security is None else self.security.decrypt(ref, value)
         if entry is not None and entry[0] == 2:
             return self._from_objstm(entry[1], entry[2], ref)
         return None
