@@ -119,19 +119,48 @@ def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = No
     target = output_path(path, follow=follow)
     fd, tmp = _temp_beside(target)
     try:
-        with os.fdopen(fd, "wb") as out:
-            yield out
-            out.flush()
-            if sync:
-                os.fsync(out.fileno())
-        os.chmod(tmp, _mode_for(target) if mode is None else mode)
-        os.replace(tmp, target)
-    except OSError as exc:
-        _unlink(tmp)
-        raise OutputError(f"{path}: cannot write it ({exc.strerror or exc})") from None
+        with os.fdopen(fd, "wb") as raw:
+            # Only failures of the output itself become OutputError; an error from whatever
+            # the block reads meanwhile (its input) passes on as what it is.
+            yield _Output(raw, path)
+            try:
+                raw.flush()
+                if sync:
+                    os.fsync(raw.fileno())
+                os.chmod(tmp, _mode_for(target) if mode is None else mode)
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise _cannot_write(path, exc) from None
     except BaseException:
         _unlink(tmp)
         raise
+
+
+class _Output:
+    """The temporary file as the block sees it: a failed write (a full disk, an I/O error) is
+    an OutputError naming the output path; everything else is the file object's own."""
+
+    def __init__(self, raw: BinaryIO, path: Path | str) -> None:
+        self._raw, self._path = raw, path
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self._raw.write(data)
+        except OSError as exc:
+            raise _cannot_write(self._path, exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._raw.flush()
+        except OSError as exc:
+            raise _cannot_write(self._path, exc) from None
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._raw, name)
+
+
+def _cannot_write(path: Path | str, exc: OSError) -> OutputError:
+    return OutputError(f"{path}: cannot write it ({exc.strerror or exc})")
 
 
 def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None, follow: bool = True) -> Path:

@@ -189,3 +189,15 @@ def test_a_signal_in_the_middle_of_a_write_leaves_nothing_behind(tmp_path, name,
     p = pithtex_cli("badge", BODY, "-o", str(out / "b.svg"), env={"PYTHONPATH": str(hook)})
     assert p.returncode == code and "Traceback" not in p.stderr
     assert sorted(x.name for x in out.iterdir()) == ["b.svg"] and (out / "b.svg").read_text() == "old"
+
+
+def test_an_input_error_inside_the_write_is_not_called_an_output_error(tmp_path):
+    """atomic_output names only its own failures; what the block reads fails as itself."""
+    from pithtex.files import OutputError, atomic_output
+
+    out = tmp_path / "out.pdf"
+    with pytest.raises(OSError) as raised, atomic_output(out) as fh:
+        fh.write(b"%PDF-")
+        raise OSError(5, "Input/output error", str(tmp_path / "in.pdf"))
+    assert not isinstance(raised.value, OutputError) and raised.value.filename.endswith("in.pdf")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "no output, no temporary file"
