@@ -54,13 +54,32 @@ def key(text: str) -> str:
     """Letters and digits only, compatibility-decomposed, accents dropped, case-folded."""
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_LETTERS))
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if c.isalnum())
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if c.isalnum() or c == _GLYPH)
+
+
+# A third reading: any control character left is one unknown glyph (a font with its own
+# encoding puts "fi" wherever it likes, 0x02 say), which a title's ligature may stand for.
+_GLYPH = "\ue000"
+_UNKNOWN = str.maketrans({c: _GLYPH for c in range(0x20) if chr(c) not in "\t\n\r"})
+_LIGATURE = re.compile("ffi|ffl|ff|fi|fl")
 
 
 def page_keys(text: str) -> tuple[str, ...]:
     """The keys of extracted page text under each reading of TeX fonts' low code points."""
-    keys = {key(text.translate(table)) for table in _ENCODINGS}
+    keys = {key(text.translate(table).translate(_UNKNOWN)) for table in _ENCODINGS}
     return tuple(sorted(keys))
+
+
+def _literal(text: str) -> str:
+    """A title key as a regular expression: each ligature may also be one unknown glyph, and
+    unknown glyphs (a footnote mark in a font's own encoding) may sit between any two letters."""
+    out, i = [], 0
+    for m in _LIGATURE.finditer(text):
+        out.extend(re.escape(c) for c in text[i:m.start()])
+        out.append(f"(?:{m.group()}|{_GLYPH})")
+        i = m.end()
+    out.extend(re.escape(c) for c in text[i:])
+    return f"{_GLYPH}*".join(out)
 
 
 def pieces(title: str) -> list[tuple[str, int]]:
@@ -96,7 +115,7 @@ def pattern(title: str) -> re.Pattern[str] | None:
         if literal:
             if regex and pending:
                 regex.append(f".{{0,{pending}}}")
-            regex.append(re.escape(literal))
+            regex.append(_literal(literal))
             pending = 0
         pending += gap
     return re.compile("".join(regex))
@@ -118,6 +137,16 @@ def words(text: str) -> set[str]:
     """The distinct words of a title (TeX math and commands left out), as keys."""
     plain = re.sub(r"\$[^$]*\$|\\[A-Za-z]+", " ", text)
     return {k for k in (key(w) for w in re.split(r"[\s\-–—/:]+", plain)) if k}
+
+
+# What PDF producers and arXiv put in Info /Title or on page 1 that is no paper's title.
+_NOT_A_TITLE = re.compile(r"^\s*(doi:|arxiv:|https?://|www\.|microsoft word -|untitled\b)|arxiv:\s*[a-z.-]*/?\d"
+                          r"|\.(dvi|pdf|tex|docx?|odt|rtf|e?ps|indd)\s*$", re.I)
+
+
+def is_title(text: str) -> bool:
+    """True for text that can be a paper's title: two words or more, no identifier or file name."""
+    return len(words(text)) >= 2 and not _NOT_A_TITLE.search(text)
 
 
 def unrelated(title: str, other: str) -> bool:

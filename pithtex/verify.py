@@ -247,10 +247,10 @@ def _check_receipt(
         checks["key"] = Check(UNKNOWN, f"key {key_id!r} is not a pinned registry key")
         checks["signature"] = Check(UNKNOWN, "cannot be checked without a trusted key")
         return checks, key_id, None
-    whose = "pinned" if key.registry else f"a key {key.added_by or ADDED_BY_OPTION} added, not the Pith registry;"
+    whose = "pinned" if key.registry else f"a key {key.added_by or ADDED_BY_OPTION} added, not the Pith registry"
     stated_fp = receipt.get("public_key_fingerprint")
     if stated_fp is not None and str(stated_fp).lower() != key.fingerprint:
-        checks["key"] = Check(FAIL, f"receipt names fingerprint {stated_fp}, {key_id} ({whose.rstrip(';')}) "
+        checks["key"] = Check(FAIL, f"receipt names fingerprint {stated_fp}, {key_id} ({whose}) "
                               f"is {key.fingerprint}")
     else:
         checks["key"] = Check(PASS, f"{key_id} is {whose} (fingerprint {key.fingerprint})")
@@ -299,7 +299,7 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
         return Check(UNKNOWN, f"cannot tell which paper this PDF must show: {how}")
     named = shown.named()
     typeset = shown.pith_title
-    if typeset and titles.unrelated(wanted, typeset):
+    if typeset and titles.is_title(typeset) and titles.unrelated(wanted, typeset):
         return Check(FAIL, f"the PDF is of another paper: pith.sty typeset the title {_quoted(typeset)}, "
                      f"the record's is {_quoted(wanted)}")
     if shown.has_text and titles.shows(wanted, shown.page1 or ""):
@@ -308,10 +308,13 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
         if titles.same(wanted, text):
             reason = "page 1's text does not show it" if shown.has_text else "page 1 has no text layer"
             return Check(PASS, f"{where} is the record's title {_quoted(wanted)} ({how}; {reason})")
+    largest = shown.largest or ""
     for where, text in named:
-        if titles.unrelated(wanted, text) and shown.has_text and titles.shows(text, shown.page1 or ""):
-            return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is on page 1, "
-                         f"the record's title {_quoted(wanted)} is not")
+        # Another paper only when the PDF also sets that title as its title (page 1's largest
+        # text): a stray Info /Title (a DOI, arXiv's stamp, a template's) proves nothing.
+        if titles.is_title(text) and titles.unrelated(wanted, text) and titles.shows(text, largest):
+            return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is the title set "
+                         f"on page 1, the record's title {_quoted(wanted)} is not on page 1")
     return Check(UNKNOWN, _not_shown(wanted, shown, named))
 
 
