@@ -123,7 +123,8 @@ def test_pdf_argument_reads_the_number_then_fetches(fake, tmp_path):
         report = as_json(p)
         assert report["verified"] is (code == 0) and fake.hits(PATH)
         # a blank page says nothing of which paper it is: only its Info /Title can
-        assert ("Info /Title is the record's title" if title else "page 1 has no text layer") in report["details"]["paper"]
+        said = "Info /Title is the record's title" if title else "page 1 has no text layer"
+        assert said in report["details"]["paper"]
     bare = PdfWriter()
     bare.add_blank_page(200, 200)
     with (tmp_path / "bare.pdf").open("wb") as handle:
