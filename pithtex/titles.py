@@ -25,7 +25,10 @@ _LETTERS = str.maketrans({"ı": "i", "ȷ": "j", "ł": "l", "Ł": "L", "ø": "o",
 _OT1 = dict(enumerate("ΓΔΘΛΞΠΣΥΦΨΩ")) | {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl",
                                         0x10: "i", 0x11: "j", 0x19: "ss", 0x1A: "ae", 0x1B: "oe", 0x1C: "o",
                                         0x1D: "AE", 0x1E: "OE", 0x1F: "O"}
-_T1 = {0x19: "i", 0x1A: "j", 0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl"}
+_T1 = {0x19: "i", 0x1A: "j", 0x1B: "ff", 0x1C: "fi", 0x1D: "fl", 0x1E: "ffi", 0x1F: "ffl",
+       # T1's upper half differs from Latin-1 here (Ł is 0x8A, œ 0xF7): Central European letters
+       **dict(enumerate("ĂĄĆČĎĚĘĞĹĽŁŃŇŊŐŔŘŚŠŞŤŢŰŮŸŹŽŻĲİđ§ăąćčďěęğĺľłńňŋőŕřśšşťţűůÿźžżĳ¡¿£", start=0x80)),
+       0xD0: "Đ", 0xD7: "Œ", 0xDF: "SS", 0xF0: "ð", 0xF7: "œ", 0xFF: "ß"}
 _ENCODINGS = (str.maketrans(_OT1), str.maketrans(_T1))
 
 # TeX in a title: text accents and special letters, commands whose argument is the text

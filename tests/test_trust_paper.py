@@ -66,6 +66,7 @@ def signed(key: TestKey, title: str, tex_title: str | None = None) -> dict:
     (r"An $\mathcal{O}(n \log n)$ Bound for $k$-Means", "An \x0f(n log n) Bound for k-Means"),  # math glyph unknown
     (r"Typesetting with \LaTeX{} at Scale", "Typesetting with LATEX at Scale"),  # an unknown command: a gap
     ("Kelips: Building an Efficient DHT", "Kelips\x03: Building an E\x0ecient DHT"),  # footnote mark, own encoding
+    (r"S{\o}ren and {\L}ukasiewicz in {\AE}r{\o}", "Søren and \x8aukasiewicz in Ærø"),  # T1's upper half: Ł is 0x8A
 ])
 def test_a_title_is_found_however_the_pdf_sets_it(title, page):
     assert titles.shows(title, page)
