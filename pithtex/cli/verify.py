@@ -15,10 +15,21 @@ examples:
   pithtex verify pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6 --online
   pithtex verify arXiv:2104.04473 --online            # or arXiv:2104.04473v5, hep-th/9901001
   pithtex verify paper.pdf --online --base-url https://mirror.example.org
+  pithtex verify paper.pdf --record record.json      # is this PDF the record's paper?
+  pithtex verify YBK5PTAKOSCXY2WMLIIB7DMYH6 --online --save site/record.json
   pithtex verify YBK5PTAKOSCXY2WMLIIB7DMYH6 --offline     # the cached record only
 
 what "verified" means: the canonical record hashes to the number, and a pinned registry
-key signed that hash. Nothing else in a record (paper details, status, citations) is signed.
+key signed that hash (a key from --keys: "verified, signed by KEY, a key --keys added, not the
+Pith registry"; a --keys key that takes a registry key's id is refused). Nothing else in a
+record (paper details, status, citations) is signed. A long form's year (pith:YYYY:BODY, a
+PDF's pith:long) must be the year of the record's submitted_at.
+A PDF is verified only when it shows the record's paper: the record's paper.title must hash to
+its signed title_canon_sha256, and page 1 (or Info /Title, XMP dc:title) must show that title
+(ligatures, hyphens, case, accents and TeX math undone); invalid when the PDF sets another,
+unrelated title as its own, unchecked when it cannot be told (no text layer, title not found).
+--record FILE checks a PDF against a record file; --save FILE writes the record, only when
+it verified (the file <pith-badge src=...> serves).
 A record fetched from the resolver (--online) is checked exactly like a file: the server
 is never trusted. An arXiv id is resolved with /api/pith-number/resolve?arxiv=ID; the
 record must then hash to the number the resolver named and be of that paper (and of that
