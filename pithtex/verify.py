@@ -47,6 +47,7 @@ class Report:
     asked: PithNumber | None = None  # the number the user asked for (`expect`), if any
     signer: str | None = None  # brand.signed_by_registry / signed_by_added, once a signature held
     registry_signed: bool = False  # the signature that held is a pinned registry key's
+    title: str | None = None  # the record's title, when it hashes to title_canon_sha256 (`record_title`)
 
     @property
     def headline_number(self) -> PithNumber:
@@ -92,6 +93,7 @@ class Report:
             "registry_signed": self.verified and self.registry_signed,
             "verdict": self.verdict,
             "signer": self.signer if self.verified else None,
+            "title": self.title,
             "checks": {name: c.status for name, c in self.checks.items()},
             "details": {name: c.detail for name, c in self.checks.items()},
         }
@@ -127,6 +129,7 @@ def verify_document(
         checks["title"] = _check_title(record, title)
     if arxiv is not None:
         checks["arxiv"] = Check(*source_problem(record, arxiv))
+    report.title = record_title(document, title)[0]
     receipt_checks, report.key_id, key = _check_receipt(receipt, digest, keys or pinned_keys())
     checks.update(receipt_checks)
     if key is not None and checks["signature"].status == PASS:

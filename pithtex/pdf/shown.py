@@ -15,8 +15,11 @@ from ..value import NamedTuple
 from .objects import decode_text
 from .reader import READ_FAILURES, PdfFile
 
-# Page 1's text beyond this many characters is not read (a title sits at the top).
+# Page 1's text beyond this many characters is not kept (a title sits at the top).
 MAX_TEXT = 200_000
+# A page 1 whose content streams decode to more than this is not read for text: pypdf's
+# extractor is pure Python, and a title page holds far less (a hostile one could hold 75 MB).
+MAX_CONTENT = 8 * 1024 * 1024
 # Text runs at least this share of the largest size count as the largest line.
 LARGEST_SHARE = 0.92
 _BLANKS = re.compile(r"[ \t\r\n]+")
@@ -101,7 +104,7 @@ def _pypdf_failures() -> tuple[type[BaseException], ...]:
     from pypdf.errors import PyPdfError
 
     return (PyPdfError, OSError, ValueError, LookupError, TypeError, AttributeError, RecursionError,
-            ZeroDivisionError, OverflowError, struct.error, zlib.error)
+            ZeroDivisionError, OverflowError, NotImplementedError, struct.error, zlib.error)
 
 
 def _page1(path: str | Path, password: bytes | None) -> tuple[str | None, str | None, str | None]:
@@ -128,7 +131,12 @@ def _page1(path: str | Path, password: bytes | None) -> tuple[str | None, str | 
                 return None, None, "pypdf cannot open the encrypted file"
             if not reader.pages:
                 return None, None, "the PDF has no pages"
-            text = reader.pages[0].extract_text(visitor_text=visit)[:MAX_TEXT]
+            page = reader.pages[0]
+            contents = page.get_contents()
+            size = len(contents.get_data()) if contents is not None else 0
+            if size > MAX_CONTENT:
+                return None, None, f"page 1's content is {size:,} bytes, too much to read for its text"
+            text = page.extract_text(visitor_text=visit)[:MAX_TEXT]
     except failures as exc:
         return None, None, f"pypdf cannot read page 1's text ({type(exc).__name__}: {exc})"[:200]
     return text, _largest(runs), None
