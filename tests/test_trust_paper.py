@@ -271,3 +271,35 @@ def test_examples_say_which_paper_they_are(tmp_path):
     p = pithtex_cli("verify", str(folder / "paper.pdf"), "--record", str(SEED_PATH))
     assert p.returncode == 3 and 'largest text reads "Papers that Carry their Own Identifier"' in p.stdout, p.stdout
     assert title_sha256(SEED_TITLE) == seed_doc()["canonical_record"]["metadata"]["title_canon_sha256"]
+
+
+def test_the_decision_table_of_check_paper():
+    """check_paper is pure: what the PDF shows in, a verdict out (pdf.shown.Shown by hand)."""
+    from pithtex.pdf.shown import Shown
+    from pithtex.verify import check_paper
+
+    doc, other = seed_doc(), "Attention Is All You Need"
+    cases = [
+        (Shown(page1=f"{SEED_TITLE}\nA. Author"), "pass", "page 1 shows the record's title"),
+        (Shown(page1="", info_title=SEED_TITLE), "pass", "Info /Title is the record's title"),
+        (Shown(page1=f"{other}\nA. Author", largest=other, info_title=other), "fail", "its Info /Title"),
+        (Shown(page1=f"{other}\nA. Author", largest=other, xmp_title=other), "fail", "its XMP dc:title"),
+        (Shown(page1=f"{other}\nA. Author", pith_title=other), "fail", "pith.sty typeset the title"),
+        # a stray Info /Title that page 1 does not set as its title: nothing shows another paper
+        (Shown(page1="Some Other Words\nA. Author", largest="Some Other Words", info_title=other), "unknown",
+         'Info /Title reads "Attention Is All You Need"'),
+        (Shown(page1="arXiv:quant-ph/9508027v2 25 Jan 1996", largest="arXiv:quant-ph/9508027v2 25 Jan 1996",
+               info_title="arXiv:quant-ph/9508027v2 25 Jan 1996"), "unknown", "cannot tell"),
+        (Shown(page1=None, problem="pypdf cannot open the encrypted file"), "unknown", "pypdf cannot open"),
+        (Shown(page1=""), "unknown", "page 1 has no text layer"),
+        # pith.sty's typeset title wins over page 1's text: a title page that merely cites the record's title
+        (Shown(page1=f"{other}\nWe extend {SEED_TITLE}.", pith_title=other), "fail", "pith.sty typeset"),
+    ]
+    for shown, status, said in cases:
+        check = check_paper(doc, shown)
+        assert check.status == status and said in check.detail, (shown, check)
+    # --title stands in for a missing paper.title, when it hashes
+    bare = {k: v for k, v in doc.items() if k != "paper"}
+    assert check_paper(bare, Shown(page1=SEED_TITLE)).status == "unknown"
+    assert check_paper(bare, Shown(page1=SEED_TITLE), title=SEED_TITLE).status == "pass"
+    assert "does not hash" in check_paper(bare, Shown(page1=SEED_TITLE), title=other).detail
