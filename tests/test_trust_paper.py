@@ -133,6 +133,7 @@ def test_a_title_with_math_accents_and_ligatures_verifies(fake, tmp_path):
                                              f"{fake.base}/pith/{number.body}.json)")
 
 
+@pytest.mark.slow
 def test_fixtures_stamped_with_the_number_are_never_verified(fake, tmp_path):
     fake.record(BODY, Reply.json(seed_doc()))
     for pdf in sorted(fixture_pdf("001").parent.glob("*.pdf")):
@@ -258,6 +259,7 @@ def test_embed_fallback_link_follows_base_url_and_keys_are_refused(tmp_path):
     assert "--keys cannot go into an embed" in err and not (tmp_path / "b.html").exists()
 
 
+@pytest.mark.slow
 def test_examples_say_which_paper_they_are(tmp_path):
     """The example papers carry the seed's number under their own title: never 'verified'."""
     if shutil.which("pdflatex") is None:
