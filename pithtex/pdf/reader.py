@@ -440,6 +440,8 @@ def _decode(stream: Stream, limit: int) -> bytes:
         filters, params = [filters], [params]
     elif filters is None:
         return stream.raw
+    if not isinstance(filters, list):  # a number or a boolean has no len(): that was a TypeError
+        raise PdfSyntaxError("bad /Filter (neither a name nor an array)")
     if not isinstance(params, list):
         params = [params] * len(filters)
     data = stream.raw
