@@ -272,6 +272,10 @@ def reference_hash_2b_rounds(password: bytes, salt: bytes, udata: bytes) -> tupl
     return k[:32], round_number
 
 
+# Salts whose hashes end after different numbers of rounds (the loop's length depends on E).
+SALTS = [hashlib.sha256(b"salt %d" % i).digest() for i in range(12)]
+
+
 def r6_values(user: bytes, owner: bytes, file_key: bytes, salts: bytes) -> dict:
     """/U, /UE, /O, /OE for these passwords and file key (Algorithms 8 and 9), `salts` 32 bytes."""
     uvs, uks, ovs, oks = salts[:8], salts[8:16], salts[16:24], salts[24:32]
@@ -282,8 +286,8 @@ def r6_values(user: bytes, owner: bytes, file_key: bytes, salts: bytes) -> dict:
     return {"U": u, "UE": ue, "O": o, "OE": oe}
 
 
-def r6_dict(values: dict, r: int = 6) -> dict:
-    return {Name("Filter"): Name("Standard"), Name("V"): 5, Name("R"): r, Name("Length"): 256, Name("P"): -4,
+def r6_dict(values: dict) -> dict:
+    return {Name("Filter"): Name("Standard"), Name("V"): 5, Name("R"): 6, Name("Length"): 256, Name("P"): -4,
             Name("CF"): {Name("StdCF"): {Name("CFM"): Name("AESV3"), Name("Length"): 32}},
             Name("StmF"): Name("StdCF"), Name("StrF"): Name("StdCF"), **{Name(k): v for k, v in values.items()}}
 
@@ -330,10 +334,6 @@ def test_r6_passwords_count_to_127_bytes():
     assert crypt.user_key(params, long) == file_key
     assert crypt.user_key(params, long[:127]) == file_key
     assert crypt.user_key(params, long[:126]) is None
-
-
-# Salts whose hashes end after different numbers of rounds (the loop's length depends on E).
-SALTS = [hashlib.sha256(b"salt %d" % i).digest() for i in range(12)]
 
 
 @pytest.mark.parametrize("salts", SALTS, ids=[f"salts{i}" for i in range(len(SALTS))])
