@@ -18,6 +18,8 @@ from .conftest import BODY, URL, example_paper
 from .latexmlrun import complaints, convert, files_read, links, text_of
 from .texrun import STY, compile_tex, read_facts
 
+pytestmark = pytest.mark.slow  # a latexmlc run is 1-3 s alone, over 10 s on a loaded machine
+
 CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
 # The AMS classes take \URL for their own command, which links its text: without hyperref
 # the badge's link text there is the URL itself (the logo stands before it).
@@ -67,6 +69,7 @@ PAPER = r"""\documentclass{article}
 \usepackage[badge=manual, style=short, color={0.8,0.1,0.1}, dvips, metadata=false,
   raise=-0.2ex, anonymous=false, baseurl=https://mirror.example.org/]{pith}
 \pithnumber{pith:2026:ybk5ptakoscxy2wmliib7dmyh6}
+\pithnumber{ZZZZZZZZZZZZZZZZZZZZZZZZZZ}
 \title{A Title}\author{An Author}
 \begin{document}
 \maketitle
@@ -80,7 +83,7 @@ Hidden: [\pithbadge].
 
 def test_options_and_commands(tmp_path):
     """Every option is accepted; badge=manual, style, baseurl and anonymous act; the
-    commands expand to the number's forms."""
+    commands expand to the number's forms (the first \\pithnumber's, as on the PDF route)."""
     (tmp_path / "paper.tex").write_text(PAPER)
     (tmp_path / "pith.sty").write_bytes(STY.read_bytes())
     run = convert(tmp_path)
