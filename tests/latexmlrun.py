@@ -35,9 +35,11 @@ class Conversion:
     status: int
 
 
-def convert(folder: Path, name: str = "paper", timeout: float = 240) -> Conversion:
-    """folder/name.tex -> folder/name.html, as arXiv does it."""
-    proc = subprocess.run(_command(folder, "latexmlc", ARXIV_PRELOAD, f"--timeout={int(timeout)}",
+def convert(folder: Path, name: str = "paper", timeout: float = 240, arxiv: bool = True) -> Conversion:
+    """folder/name.tex -> folder/name.html, as arXiv does it (arxiv=False: latexml.sty not
+    preloaded, local .sty files read raw all the same)."""
+    how = ARXIV_PRELOAD if arxiv else "--includestyles"
+    proc = subprocess.run(_command(folder, "latexmlc", how, f"--timeout={int(timeout)}",
                                    f"--dest={name}.html", f"{name}.tex"),
                           cwd=folder, capture_output=True, text=True, errors="replace",
                           timeout=timeout + 60, stdin=subprocess.DEVNULL)

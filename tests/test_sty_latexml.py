@@ -65,6 +65,17 @@ def test_example_html(tmp_path, cls):
     assert "The short form pith:YBK5PTAK is for display only." in text
 
 
+def test_without_arxivs_preload(tmp_path):
+    """latexmlc without latexml.sty preloaded (so no \\iflatexml), reading the .sty raw:
+    pith knows LaTeXML by its frontmatter primitive and still links the badge."""
+    folder = example_paper("article", tmp_path / "article")
+    run = convert(folder, arxiv=False)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    _short_path_only(run.log)
+    assert [link.text.split() for link in links(run.html) if link.href == URL] == [[f"pith:{BODY}"]]
+
+
 PAPER = r"""\documentclass{article}
 \usepackage[badge=manual, style=short, color={0.8,0.1,0.1}, dvips, metadata=false,
   raise=-0.2ex, anonymous=false, baseurl=https://mirror.example.org/]{pith}
