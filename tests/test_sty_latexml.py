@@ -76,6 +76,25 @@ def test_without_arxivs_preload(tmp_path):
     assert [link.text.split() for link in links(run.html) if link.href == URL] == [[f"pith:{BODY}"]]
 
 
+# Review copies withhold the badge in the HTML as on the PDF route; anonymous=false shows it.
+REVIEW = [("acmart", "[sigconf,nonacm]{acmart}", "[sigconf,nonacm,anonymous]{acmart}", "", 0),
+          ("IEEEtran", "[conference]{IEEEtran}", "[peerreview]{IEEEtran}", "", 0),
+          ("IEEEtran", "[conference]{IEEEtran}", "[peerreview]{IEEEtran}", "[anonymous=false]", 1)]
+
+
+@pytest.mark.parametrize(("cls", "old", "new", "options", "badges"), REVIEW,
+                         ids=["acmart-anonymous", "IEEEtran-peerreview", "IEEEtran-peerreview-anonymous=false"])
+def test_review_copies(tmp_path, cls, old, new, options, badges):
+    folder = example_paper(cls, tmp_path / cls)
+    tex = folder / "paper.tex"
+    tex.write_text(tex.read_text().replace(old, new).replace("\\usepackage{pith}", f"\\usepackage{options}{{pith}}"))
+    run = convert(folder)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    assert len([link for link in links(run.html) if link.href == URL]) == badges
+    assert "The short form pith:YBK5PTAK is for display only." in text_of(run.html)
+
+
 PAPER = r"""\documentclass{article}
 \usepackage[badge=manual, style=short, color={0.8,0.1,0.1}, dvips, metadata=false,
   raise=-0.2ex, anonymous=false, baseurl=https://mirror.example.org/]{pith}
