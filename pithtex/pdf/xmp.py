@@ -77,7 +77,7 @@ class Parsed:
     __slots__ = ("declared", "root", "written")
 
     def __init__(self, root: Element, declared: dict[Element, list[tuple[str, str]]],
-                 written: dict[Element, str]) -> None:
+                 written: dict[Element, tuple[str, dict[str, str]]]) -> None:
         self.root, self.declared, self.written = root, declared, written
 
 
@@ -125,23 +125,30 @@ def _read(body: bytes) -> tuple[Parsed | None, set, str | None]:
     return Parsed(root, declared, written), ended, fault
 
 
-def _written_prefixes(body: bytes) -> list[str]:
-    """The prefix of each element in document order, which ElementTree forgets: where two
-    prefixes (or a prefix and the default namespace) name one namespace, the one written is
-    kept. A second pass with expat itself, on text defusedxml has just read: any DTD stops it."""
+def _written_prefixes(body: bytes) -> list[tuple[str, dict[str, str]]]:
+    """The prefixes each element was written with, in document order, which ElementTree
+    forgets: (the element's, {"{uri}local": prefix} for its attributes). Where two prefixes (or
+    a prefix and the default namespace) name one namespace, the one written is kept. A second
+    pass with expat itself, on text defusedxml has just read: any DTD stops it."""
     import xml.parsers.expat
 
-    names: list[str] = []
+    names: list[tuple[str, dict[str, str]]] = []
 
     def no_dtd(*_args: object) -> None:
         raise ValueError("DTD")
+
+    def split(name: str) -> tuple[str, str]:
+        parts = name.split(" ")
+        return (f"{{{parts[0]}}}{parts[1]}" if len(parts) > 1 else name), (parts[2] if len(parts) == 3 else "")
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        names.append((split(name)[1], dict(split(a) for a in attrs if a.count(" ") == 2)))
 
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
     parser.namespace_prefixes = True
     parser.StartDoctypeDeclHandler = no_dtd
     parser.EntityDeclHandler = no_dtd
-    parser.StartElementHandler = lambda name, _attrs: names.append(
-        name.split(" ")[2] if name.count(" ") == 2 else "")
+    parser.StartElementHandler = start
     # The elements before a fault are named; the first pass says what the fault is.
     with contextlib.suppress(xml.parsers.expat.ExpatError, ValueError):
         parser.Parse(body, True)
@@ -393,8 +400,9 @@ def _element(el: Element, parsed: Parsed, scope: dict[str, str], out: list[str])
     own = parsed.declared.get(el)
     own = list(own) if own is not None else _needed(el, parsed.declared, scope)
     inner = _push(scope, own)
-    name = _name(el.tag, inner, own, attribute=False, written=parsed.written.get(el))
-    attrs = [(_name(k, inner, own, attribute=True), v) for k, v in el.attrib.items()]
+    tag_prefix, attr_prefixes = parsed.written.get(el, (None, {}))
+    name = _name(el.tag, inner, own, attribute=False, written=tag_prefix)
+    attrs = [(_name(k, inner, own, attribute=True, written=attr_prefixes.get(k)), v) for k, v in el.attrib.items()]
     out.append(f"<{name}")
     out.extend(f' xmlns{":" + p if p else ""}="{escape(uri, True)}"' for p, uri in own)
     out.extend(f' {k}="{escape(v, True)}"' for k, v in attrs)
