@@ -81,11 +81,12 @@ class Parsed:
         self.root, self.declared, self.written = root, declared, written
 
 
-def parse(packet: bytes) -> Parsed:
-    """The packet's tree (root x:xmpmeta or rdf:RDF) with its declarations; XmpError if it is not XML."""
+def parse(packet: bytes, writing: bool = True) -> Parsed:
+    """The packet's tree (root x:xmpmeta or rdf:RDF) with its declarations; XmpError if it is
+    not XML. Only a tree to be written again needs each element's prefixes (`writing`)."""
     if len(packet) > MAX_PACKET:
         raise XmpError("XMP packet too large")
-    parsed, _ended, fault = _read(_xml_body(packet))
+    parsed, _ended, fault = _read(_xml_body(packet), writing)
     if fault is not None:
         raise XmpError(f"XMP is not well-formed XML: {fault}")
     if parsed is None:
@@ -93,7 +94,7 @@ def parse(packet: bytes) -> Parsed:
     return parsed
 
 
-def _read(body: bytes) -> tuple[Parsed | None, set, str | None]:
+def _read(body: bytes, writing: bool = True) -> tuple[Parsed | None, set, str | None]:
     """What the parser read before its first fault: the tree so far (None before the root),
     the elements it closed, and the fault (None when the whole body is XML)."""
     from defusedxml import DefusedXmlException
@@ -121,7 +122,7 @@ def _read(body: bytes) -> tuple[Parsed | None, set, str | None]:
     if root is None:
         return None, ended, fault
     # After a fault the two passes may stop an element apart: the shorter list is enough.
-    written = dict(zip(declared, _written_prefixes(body), strict=False))
+    written = dict(zip(declared, _written_prefixes(body), strict=False)) if writing else {}
     return Parsed(root, declared, written), ended, fault
 
 
@@ -187,7 +188,7 @@ def read_property(root: Element, ns: str, local: str) -> str | None:
 
 def read_pith(packet: bytes) -> dict[str, Any]:
     """{"number", "url", "long"} as far as present, plus "pdfa" ("2B") when the packet says PDF/A."""
-    root = parse(packet).root
+    root = parse(packet, writing=False).root
     found: dict[str, Any] = {}
     for local, _desc in PROPERTIES:
         value = read_property(root, PITH, local)
