@@ -167,6 +167,11 @@ def test_force_keeps_what_can_be_read_of_it(tmp_path: Path):
     (packet(f'<rdf:Description rdf:about="" xmlns:dc="{DC}"><dc:creator><rdf:Seq><rdf:li>EMILE</rdf:li>'
             "</rdf:Seq></dc:creator><dc:format>a & b&nbsp;c</dc:format></rdf:Description>")
      .replace(b"EMILE", "Émile".encode("latin-1")), ["Émile", "a & b&nbsp;c"], []),
+    # prefixes of the XMP specification used and never declared (as some PDF writers do)
+    (packet('<rdf:Description rdf:about=""><xmp:CreatorTool>Printer</xmp:CreatorTool>'
+            '<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Kept</rdf:li></rdf:Alt></dc:title>'
+            f'</rdf:Description><rdf:Description rdf:about="" xmlns:xmpMM="{XMPMM}" xmpMM:DocumentID="{DOC_ID}"/>'),
+     ["Printer", "Kept", DOC_ID], []),
     # a character reference to a forbidden character
     (packet(f'<rdf:Description rdf:about="" xmlns:dc="{DC}"><dc:format>bell&#7;</dc:format>'
             "</rdf:Description>"), ["bell"], []),

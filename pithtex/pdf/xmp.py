@@ -53,6 +53,20 @@ _CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
 # An & that starts none of XML's own references (a bare & or an HTML entity such as &nbsp;).
 _BARE_AMP = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)")
 _XML_DECL = re.compile(r"\A\s*<\?xml[^>]*\?>")
+# The XMP specification's own prefixes: a packet that uses one it never declares (some PDF
+# writers do) is given the declaration when --force salvages it.
+KNOWN_PREFIXES = {
+    "dc": "http://purl.org/dc/elements/1.1/", "xmp": "http://ns.adobe.com/xap/1.0/",
+    "xap": "http://ns.adobe.com/xap/1.0/", "xmpMM": "http://ns.adobe.com/xap/1.0/mm/",
+    "xapMM": "http://ns.adobe.com/xap/1.0/mm/", "xmpRights": "http://ns.adobe.com/xap/1.0/rights/",
+    "xapRights": "http://ns.adobe.com/xap/1.0/rights/", "pdf": "http://ns.adobe.com/pdf/1.3/",
+    "pdfx": "http://ns.adobe.com/pdfx/1.3/", "photoshop": "http://ns.adobe.com/photoshop/1.0/",
+    "stRef": "http://ns.adobe.com/xap/1.0/sType/ResourceRef#",
+    "stEvt": "http://ns.adobe.com/xap/1.0/sType/ResourceEvent#", "pdfaid": PDFAID,
+    "x": X, "rdf": RDF,
+}
+_USED_PREFIX = re.compile(r"</?([A-Za-z_][\w.-]*):[A-Za-z_]|\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=")
+_FIRST_TAG = re.compile(r"<[A-Za-z_][\w.:-]*")
 
 
 class XmpError(ValueError):
@@ -222,7 +236,7 @@ def salvage(packet: bytes) -> Parsed | None:
     text = _decode(_xml_body(packet))
     text = _XML_DECL.sub("", text)
     text = _CHAR_REF.sub(lambda m: "" if FORBIDDEN.match(_char(m.group(1))) else m.group(0), text)
-    text = _BARE_AMP.sub("&amp;", FORBIDDEN.sub("", text))
+    text = _declare_known(_BARE_AMP.sub("&amp;", FORBIDDEN.sub("", text)))
     parsed, ended, fault = _read(text.encode("utf-8"))
     if parsed is None:
         return None
@@ -230,6 +244,17 @@ def salvage(packet: bytes) -> Parsed | None:
         _prune(parsed.root, ended)
     root = parsed.root
     return parsed if root.tag == _q(RDF, "RDF") or root.find(_q(RDF, "RDF")) is not None else None
+
+
+def _declare_known(text: str) -> str:
+    """The XMP prefixes the text uses and declares nowhere, declared on its first element."""
+    used = {a or b for a, b in _USED_PREFIX.findall(text)}
+    missing = [p for p in KNOWN_PREFIXES if p in used and f"xmlns:{p}=" not in text]
+    first = _FIRST_TAG.search(text)
+    if not missing or first is None:
+        return text
+    declared = "".join(f' xmlns:{p}="{KNOWN_PREFIXES[p]}"' for p in missing)
+    return text[:first.end()] + declared + text[first.end():]
 
 
 def _decode(body: bytes) -> str:
