@@ -306,7 +306,7 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
         packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
         new_packet = xmp.merge(packet, values, drop_pdfa)
     except (xmp.XmpError, PdfSyntaxError) as exc:
-        # As exiftool does: a packet that is not XML is not silently replaced (README, "XMP").
+        # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
         if not force:
             raise Refused(f"{src}: the XMP metadata cannot be read ({exc}) (use --force to keep "
                           "what can be read of it)") from None
