@@ -237,3 +237,18 @@ def test_any_layout_of_declarations_survives(descs):
     assert xmp.read_pith(merged)["number"] == BODY
     pikepdf_meta_ok = xml.dom.minidom.parseString(xmp._xml_body(merged))
     assert pikepdf_meta_ok.documentElement.tagName == "x:xmpmeta"
+
+
+def test_a_packet_nested_beyond_reason_is_refused_not_a_crash(tmp_path: Path):
+    """5,000 nested rdf:Bag: the serialiser recurses once a level, so such a packet is not
+    read (was a RecursionError, a bug exit); with --force the Description around it stays."""
+    deep = packet(f'<rdf:Description rdf:about="" xmlns:dc="{DC}" dc:format="application/pdf"><dc:subject>'
+                  + "<rdf:Bag>" * 5000 + "</rdf:Bag>" * 5000 + "</dc:subject></rdf:Description>")
+    _src, out, proc = stamp(tmp_path, deep)
+    err = assert_clean_error(proc, 1)
+    assert "nested more than" in err and not out.exists()
+    _src, out, proc = stamp(tmp_path, deep, "--force")
+    assert proc.returncode == 0, proc.stderr
+    with pikepdf.open(out) as pdf:
+        meta = pdf.open_metadata()
+        assert meta["dc:format"] == "application/pdf" and meta[f"{{{XMP_NAMESPACE}}}number"] == BODY

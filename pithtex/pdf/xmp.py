@@ -47,6 +47,9 @@ PROPERTIES = (
 )
 # A packet larger than this is not metadata; refuse to parse it.
 MAX_PACKET = 8 * 1024 * 1024
+# XMP nests a few levels (x:xmpmeta, rdf:RDF, rdf:Description, property, rdf:Seq, rdf:li,
+# structures); deeper is hostile, and the serialiser recurses once a level.
+MAX_DEPTH = 100
 # XML 1.0's Char production, negated: what no XML document may contain, even as a reference.
 FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
@@ -102,7 +105,7 @@ def parse(packet: bytes, writing: bool = True) -> Parsed:
         raise XmpError("XMP packet too large")
     parsed, _ended, fault = _read(_xml_body(packet), writing)
     if fault is not None:
-        raise XmpError(f"XMP is not well-formed XML: {fault}")
+        raise XmpError(f"XMP packet: {fault}")
     if parsed is None:
         raise XmpError("XMP has no root element")
     return parsed
@@ -119,19 +122,26 @@ def _read(body: bytes, writing: bool = True) -> tuple[Parsed | None, set, str | 
     pending: list[tuple[str, str]] = []
     root = None
     fault = None
+    depth = 0
     try:
         # start-ns events come just before the start of the element that declares them.
         for event, item in iterparse(io.BytesIO(body), events=("start-ns", "start", "end")):
             if event == "start-ns":
                 pending.append(item)
             elif event == "start":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise ValueError(f"elements nested more than {MAX_DEPTH} deep")
                 declared[item], pending = pending, []
                 root = item if root is None else root
             else:
+                depth -= 1
                 ended.add(item)
     except DefusedXmlException as exc:  # entities: nothing of it is read again
         return None, ended, str(exc)
-    except (SyntaxError, ValueError) as exc:
+    except SyntaxError as exc:
+        fault = f"not well-formed XML ({exc})"
+    except ValueError as exc:  # too deep, or bytes expat refuses outright
         fault = str(exc)
     if root is None:
         return None, ended, fault
