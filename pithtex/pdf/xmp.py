@@ -56,6 +56,7 @@ _CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
 # An & that starts none of XML's own references (a bare & or an HTML entity such as &nbsp;).
 _BARE_AMP = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)")
 _XML_DECL = re.compile(r"\A\s*<\?xml[^>]*\?>")
+_SPECIAL = re.compile("[&<>\"'\r\n\t]")
 # The XMP specification's own prefixes: a packet that uses one it never declares (some PDF
 # writers do) is given the declaration when --force salvages it.
 KNOWN_PREFIXES = {
@@ -334,11 +335,14 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False,
 
 def _verify(packet: bytes, values: dict[str, str]) -> None:
     """The packet parses and says what was meant; otherwise nothing is written (a bug)."""
+    # The plain (C) parser: this is pithtex's own text, which never holds a DTD.
+    from xml.etree.ElementTree import ParseError, fromstring
+
     try:
-        found = read_pith(packet)
-    except XmpError as exc:
+        root = fromstring(_xml_body(packet))
+    except ParseError as exc:
         raise XmpWriteError(f"the merged XMP packet does not parse: {exc}") from None
-    if any(found.get(local) != values[local] for local in values if values[local]):
+    if any(read_property(root, PITH, local) != values[local] for local in values if values[local]):
         raise XmpWriteError("the merged XMP packet does not read back the pith properties")
 
 
@@ -417,6 +421,8 @@ def wrap(xml: str) -> bytes:
 def escape(text: str, attribute: bool = False) -> str:
     """XML escaping of & < > (and quotes and line breaks in attributes, which a parser would
     otherwise turn into spaces), from one place for every writer."""
+    if not _SPECIAL.search(text):  # most text: nothing to escape
+        return text
     out = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
     if attribute:
         out = out.replace('"', "&quot;").replace("'", "&apos;").replace("\n", "&#10;").replace("\t", "&#9;")
@@ -426,16 +432,18 @@ def escape(text: str, attribute: bool = False) -> str:
 def serialize(parsed: Parsed) -> str:
     """The tree as XML text, each declaration where the packet made it ('xml' is predeclared)."""
     out: list[str] = []
-    _element(parsed.root, parsed, {"xml": XML_NS}, out)
+    _element(parsed.root, parsed, {"xml": XML_NS}, out, False)
     return "".join(out)
 
 
-def _element(el: Element, parsed: Parsed, scope: dict[str, str], out: list[str]) -> None:
+def _element(el: Element, parsed: Parsed, scope: dict[str, str], out: list[str], in_new: bool) -> None:
+    """One element; `in_new`: its parent is one pithtex added, which declared for it already."""
     if not isinstance(el.tag, str):  # comments and processing instructions
         return
     own = parsed.declared.get(el)
-    own = list(own) if own is not None else _needed(el, parsed.declared, scope)
-    inner = _push(scope, own)
+    new = own is None
+    own = list(own) if own is not None else [] if in_new else _needed(el, parsed.declared, scope)
+    inner = _push(scope, own) if own else scope.copy()
     tag_prefix, attr_prefixes = parsed.written.get(el, (None, {}))
     name = _name(el.tag, inner, own, attribute=False, written=tag_prefix)
     attrs = [(_name(k, inner, own, attribute=True, written=attr_prefixes.get(k)), v) for k, v in el.attrib.items()]
@@ -449,7 +457,7 @@ def _element(el: Element, parsed: Parsed, scope: dict[str, str], out: list[str])
     if el.text:
         out.append(escape(el.text))
     for child in el:
-        _element(child, parsed, inner, out)
+        _element(child, parsed, inner, out, new)
         if child.tail:
             out.append(escape(child.tail))
     out.append(f"</{name}>")
