@@ -308,7 +308,7 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
     except (xmp.XmpError, PdfSyntaxError) as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
         if not force:
-            raise Refused(f"{src}: the XMP metadata cannot be read ({exc}) (use --force to keep "
+            raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
                           "what can be read of it)") from None
         kept = xmp.salvage(packet) if packet is not None else None
         warnings.append(f"the existing XMP could not be read ({exc}); " +

@@ -106,7 +106,7 @@ def parse(packet: bytes, writing: bool = True) -> Parsed:
         raise XmpError("XMP packet too large")
     parsed, _ended, fault = _read(_xml_body(packet), writing)
     if fault is not None:
-        raise XmpError(f"XMP packet: {fault}")
+        raise XmpError(fault)
     if parsed is None:
         raise XmpError("XMP has no root element")
     return parsed
@@ -141,7 +141,7 @@ def _read(body: bytes, writing: bool = True) -> tuple[Parsed | None, set, str | 
     except DefusedXmlException as exc:  # entities: nothing of it is read again
         return None, ended, str(exc)
     except SyntaxError as exc:
-        fault = f"not well-formed XML ({exc})"
+        fault = f"not XML: {exc}"
     except ValueError as exc:  # too deep, or bytes expat refuses outright
         fault = str(exc)
     if root is None:
