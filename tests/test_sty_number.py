@@ -52,6 +52,7 @@ ERRORS = {
                                "and it has 27 characters",
     "\\robust": "'\\robust': its macros expand to '\\robust', and character '\\' at position 1 is not base32",
     "\\mynum\\mynum": f"'\\mynum \\mynum': its macros expand to '{BODY}{BODY}', and it has 52 characters",
+    "\\later": "'\\later': \\later is not defined (define it before \\pithnumber).",
 }
 
 
@@ -62,6 +63,7 @@ def test_errors_show_what_was_typed_and_what_macros_gave(tmp_path):
     for typed, said in ERRORS.items():
         assert f"Invalid Pith Number {said}" in log, typed
     assert "Invalid Pith Number 'YBK5##" not in log and "character '##'" not in log
+    assert "Undefined control sequence" not in log
     assert facts.link_uris == [] and facts.info_number == ""
 
 
