@@ -92,12 +92,13 @@ bench: venv system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 # The release: sdist and wheel from pyproject.toml (version from pithtex/brand.py, the same
-# one pith.sty declares), then twine's check of what PyPI would show.
+# one pith.sty declares), then twine's check of what PyPI would show. Built with the venv's
+# own setuptools (a dev dependency), so a release needs no network (tests/test_release.py).
 dist: venv
 	$(PITHTEX) render --check
 	rm -rf dist
-	$(BIN)/python -m build --outdir dist .
-	$(BIN)/twine check --strict dist/*
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m twine check --strict dist/*
 	$(MAKE) --no-print-directory web-pack
 
 # pith.zip as CTAN expects a package: one top folder pith/ with the README, the .sty, the

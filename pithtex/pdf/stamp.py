@@ -265,7 +265,7 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     changed.append("Info /PithNumber /PithURL")
     if "xmp" in needed or drop_pdfa:
         long = number.long or long or _xmp_long(facts, number) or ""
-        changed.append(_xmp(pdf, catalog, number, long, facts, objects, alloc, warnings, drop_pdfa))
+        changed.append(_xmp(pdf, catalog, number, long, facts, objects, alloc, warnings, drop_pdfa, src, opts.force))
     if "badge" in needed:
         from .badge import add_badge
 
@@ -295,7 +295,7 @@ def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> 
 
 
 def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Facts, objects: dict,
-         alloc: Allocator, warnings: list[str], drop_pdfa: bool) -> str:
+         alloc: Allocator, warnings: list[str], drop_pdfa: bool, src: Path, force: bool) -> str:
     from . import xmp
 
     ref = catalog.get("Metadata")
@@ -306,8 +306,14 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
         packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
         new_packet = xmp.merge(packet, values, drop_pdfa)
     except (xmp.XmpError, PdfSyntaxError) as exc:
-        warnings.append(f"the existing XMP could not be read ({exc}); wrote a new packet")
-        new_packet = xmp.merge(None, values)
+        # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
+        if not force:
+            raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
+                          "what can be read of it)") from None
+        kept = xmp.salvage(packet) if packet is not None else None
+        warnings.append(f"the existing XMP could not be read ({exc}); " +
+                        ("kept what could be read of it (--force)" if kept else "wrote a new packet (--force)"))
+        new_packet = xmp.merge(None, values, drop_pdfa, kept)
     keep = {k: v for k, v in old.dict.items() if k not in ("Length", "Filter", "DecodeParms", "DL", "Type",
                                                            "Subtype")} if isinstance(old, Stream) else {}
     stream = Stream({Name("Type"): Name("Metadata"), Name("Subtype"): Name("XML"), **keep}, new_packet)
