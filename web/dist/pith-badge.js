@@ -15,11 +15,11 @@
 (() => {
 
 "use strict";
-const C = {"alphabet":"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567","base_url":"https://pith.science","charFallback":11.0,"chars":{"2":7.0,"3":7.0,"4":7.0,"5":7.0,"6":7.0,"7":7.0,"?":5.84,"A":7.53,"B":7.55,"C":7.68,"D":8.47,"E":6.95,"F":6.33,"G":8.52,"H":8.27,"I":3.24,"J":3.24,"K":7.21,"L":6.13,"M":9.49,"N":8.23,"O":8.66,"P":6.63,"Q":8.66,"R":7.64,"S":6.98,"T":6.72,"U":8.05,"V":7.53,"W":10.88,"X":7.54,"Y":6.72,"Z":7.54,"a":6.74,"i":3.06,"r":4.52,"v":6.51},"css":":host{all:initial;display:inline-block;position:relative;vertical-align:baseline}.badge{display:block;margin:0;padding:0;border:0;background:none;cursor:pointer;line-height:0;border-radius:3px}.badge:focus-visible{outline:2px solid #1f6feb;outline-offset:2px}.badge svg{display:block}.panel{position:absolute;top:calc(100% + 4px);left:0;z-index:10;box-sizing:border-box;width:max-content;min-width:min(22em,90vw);max-width:min(30em,90vw);padding:.5em .75em;border:1px solid;border-radius:6px;font:13px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;text-align:left;white-space:normal;overflow-wrap:anywhere;box-shadow:0 4px 12px rgba(0,0,0,.2)}.panel[hidden]{display:none}.panel.end{left:auto;right:0}.panel[popover]{position:fixed;inset:auto;margin:0;top:0;left:0;overflow:visible}.panel p,.panel ul{margin:.25em 0}.panel ul{padding-left:1.1em}.state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}.note{font-size:12px}.panel[data-theme=\"light\"]{background:#ffffff;color:#1f2328;border-color:#d0d7de}.panel[data-theme=\"light\"] a{color:#0b5cad}.panel[data-theme=\"light\"] .state.verified{background:#2e7d32;color:#ffffff}.panel[data-theme=\"light\"] .state.invalid{background:#c62828;color:#ffffff}.panel[data-theme=\"light\"] .state.unchecked{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.checking{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"dark\"]{background:#161b22;color:#e6edf3;border-color:#30363d}.panel[data-theme=\"dark\"] a{color:#79c0ff}.panel[data-theme=\"dark\"] .state.verified{background:#3fb950;color:#0d1117}.panel[data-theme=\"dark\"] .state.invalid{background:#f85149;color:#0d1117}.panel[data-theme=\"dark\"] .state.unchecked{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.checking{background:#8b949e;color:#0d1117}","height":20,"keys":[{"fingerprint":"8d4b5ee74e4693bcd1df2446408b0d54","key_id":"pith-v1-2026-05","raw":"stVStoiQhXFxp4s2pdzPNoqVNBMojDU/fJ2db5S3CbM="}],"label":"pith","pad":5,"shapes":{"checking":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[118,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@checkingBg","height":20,"width":70,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[118,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[492,0.0],"transform":"scale(.1)","x":[830,10],"y":150},"checking"],["text",{"fill":"@messageFg","textLength":[492,0.0],"transform":"scale(.1)","x":[830,10],"y":140},"checking"]]]],"width":[118,1]},"invalid":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[118,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@invalidBg","height":20,"width":70,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[118,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[54.0,1]," 6.5","L",[60.0,1]," 12.5","M",[60.0,1]," 6.5","L",[54.0,1]," 12.5"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[364,0.0],"transform":"scale(.1)","x":[885,10],"y":150},"invalid"],["text",{"fill":"@messageFg","textLength":[364,0.0],"transform":"scale(.1)","x":[885,10],"y":140},"invalid"]]]],"width":[118,1]},"unchecked":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[118,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@uncheckedBg","height":20,"width":70,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[118,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[599,0.0],"transform":"scale(.1)","x":[830,10],"y":150},"unchecked"],["text",{"fill":"@messageFg","textLength":[599,0.0],"transform":"scale(.1)","x":[830,10],"y":140},"unchecked"]]]],"width":[118,1]},"verified":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[118,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@verifiedBg","height":20,"width":70,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[118,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[415,0.0],"transform":"scale(.1)","x":[885,10],"y":150},"verified"],["text",{"fill":"@messageFg","textLength":[415,0.0],"transform":"scale(.1)","x":[885,10],"y":140},"verified"]]]],"width":[118,1]}},"themes":{"dark":{"colours":{"checkingBg":"#8b949e","invalidBg":"#f85149","labelBg":"#3a3a3a","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#14a39c","messageFg":"#0d1117","messageFgShadow":"#ccc","uncheckedBg":"#8b949e","verifiedBg":"#3fb950"}},"light":{"colours":{"checkingBg":"#6e6e6e","invalidBg":"#c62828","labelBg":"#555555","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#0b7a75","messageFg":"#ffffff","messageFgShadow":"#010101","uncheckedBg":"#6e6e6e","verifiedBg":"#2e7d32"}}},"version":"0.1.0"};
+const C = {"alphabet":"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567","base_url":"https://pith.science","charFallback":11.0,"chars":{"2":7.0,"3":7.0,"4":7.0,"5":7.0,"6":7.0,"7":7.0,"?":5.84,"A":7.53,"B":7.55,"C":7.68,"D":8.47,"E":6.95,"F":6.33,"G":8.52,"H":8.27,"I":3.24,"J":3.24,"K":7.21,"L":6.13,"M":9.49,"N":8.23,"O":8.66,"P":6.63,"Q":8.66,"R":7.64,"S":6.98,"T":6.72,"U":8.05,"V":7.53,"W":10.88,"X":7.54,"Y":6.72,"Z":7.54,"a":6.74,"i":3.06,"r":4.52,"v":6.51},"css":":host{all:initial;display:inline-block;position:relative;vertical-align:baseline}.badge{display:block;margin:0;padding:0;border:0;background:none;cursor:pointer;line-height:0;border-radius:3px}.badge:focus-visible{outline:2px solid #1f6feb;outline-offset:2px}.badge svg{display:block}.panel{position:absolute;top:calc(100% + 4px);left:0;z-index:10;box-sizing:border-box;width:max-content;min-width:min(22em,90vw);max-width:min(30em,90vw);padding:.5em .75em;border:1px solid;border-radius:6px;font:13px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;text-align:left;white-space:normal;overflow-wrap:anywhere;box-shadow:0 4px 12px rgba(0,0,0,.2)}.panel[hidden]{display:none}.panel.end{left:auto;right:0}.panel[popover]{position:fixed;inset:auto;margin:0;top:0;left:0;overflow:visible}.panel p,.panel ul{margin:.25em 0}.panel ul{padding-left:1.1em}.state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}.note{font-size:12px}.panel[data-theme=\"light\"]{background:#ffffff;color:#1f2328;border-color:#d0d7de}.panel[data-theme=\"light\"] a{color:#0b5cad}.panel[data-theme=\"light\"] .state.verified{background:#2e7d32;color:#ffffff}.panel[data-theme=\"light\"] .state.invalid{background:#c62828;color:#ffffff}.panel[data-theme=\"light\"] .state.unchecked{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.checking{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.pagekey{background:#6f42c1;color:#ffffff}.panel[data-theme=\"dark\"]{background:#161b22;color:#e6edf3;border-color:#30363d}.panel[data-theme=\"dark\"] a{color:#79c0ff}.panel[data-theme=\"dark\"] .state.verified{background:#3fb950;color:#0d1117}.panel[data-theme=\"dark\"] .state.invalid{background:#f85149;color:#0d1117}.panel[data-theme=\"dark\"] .state.unchecked{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.checking{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.pagekey{background:#bc8cff;color:#0d1117}","height":20,"keys":[{"fingerprint":"8d4b5ee74e4693bcd1df2446408b0d54","key_id":"pith-v1-2026-05","raw":"stVStoiQhXFxp4s2pdzPNoqVNBMojDU/fJ2db5S3CbM="}],"label":"pith","limits":{"depth":100,"digits":4300},"pad":5,"shapes":{"checking":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@checkingBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[492,0.0],"transform":"scale(.1)","x":[840,10],"y":150},"checking"],["text",{"fill":"@messageFg","textLength":[492,0.0],"transform":"scale(.1)","x":[840,10],"y":140},"checking"]]]],"width":[120,1]},"invalid":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@invalidBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[54.0,1]," 6.5","L",[60.0,1]," 12.5","M",[60.0,1]," 6.5","L",[54.0,1]," 12.5"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[364,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"invalid"],["text",{"fill":"@messageFg","textLength":[364,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"invalid"]]]],"width":[120,1]},"pagekey":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@pagekeyBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[506,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"page key"],["text",{"fill":"@messageFg","textLength":[506,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"page key"]]]],"width":[120,1]},"unchecked":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@uncheckedBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[599,0.0],"transform":"scale(.1)","x":[840,10],"y":150},"unchecked"],["text",{"fill":"@messageFg","textLength":[599,0.0],"transform":"scale(.1)","x":[840,10],"y":140},"unchecked"]]]],"width":[120,1]},"verified":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@verifiedBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[415,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"verified"],["text",{"fill":"@messageFg","textLength":[415,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"verified"]]]],"width":[120,1]}},"themes":{"dark":{"colours":{"checkingBg":"#8b949e","invalidBg":"#f85149","labelBg":"#3a3a3a","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#14a39c","messageFg":"#0d1117","messageFgShadow":"#ccc","pagekeyBg":"#bc8cff","uncheckedBg":"#8b949e","verifiedBg":"#3fb950"}},"light":{"colours":{"checkingBg":"#6e6e6e","invalidBg":"#c62828","labelBg":"#555555","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#0b7a75","messageFg":"#ffffff","messageFgShadow":"#010101","pagekeyBg":"#6f42c1","uncheckedBg":"#6e6e6e","verifiedBg":"#2e7d32"}}},"version":"0.1.0"};
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_BYTES = 4 * 1024 * 1024;
 const TIMEOUT_MS = 10000;
-const CAP = { title: 200, line: 300, arxiv: 40, id: 64, url: 120 };
+const CAP = { title: 200, short: 80, line: 300, tooltip: 320, arxiv: 40, id: 64, url: 120 };
 const ATTRIBUTES = ["number", "src", "theme", "size", "arxiv", "keys", "base-url"];
 
 // -- strings: every one shown is capped (by code points, so no half surrogate pairs) --
@@ -31,6 +31,7 @@ const cap = (value, n) => {
   return chars.length > n ? chars.slice(0, n - 1).join("") + "…" : chars.join("");
 };
 const bodyOf = (v) => String(v).trim().toUpperCase().replace(/^PITH:([0-9]{4}:)?/, "");
+const yearOf = (v) => { const m = /^pith:([0-9]{4}):/i.exec(String(v).trim()); return m ? m[1] : null; };
 const isBody = (s) => s.length === 26 && Array.from(s).every((c) => C.alphabet.includes(c));
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const httpUrl = (u) => { try { const x = new URL(u, document.baseURI); return /^https?:$/.test(x.protocol) ? x.href : null; } catch { return null; } };
@@ -68,9 +69,92 @@ function draw(message, state, themeName, size, label, title) {
   return svg;
 }
 
-// -- canonical JSON: byte-identical to Python's json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False) --
+// -- reading a record: RFC 8259 JSON, from the raw text where JSON.parse cannot tell --
+// The rules of pithtex/record.py, its limits baked in (tests/fixtures/canon-vectors.json holds
+// both readers to one verdict): no key twice in one object (readers disagree on which wins),
+// nesting at most C.limits.depth, integers of at most C.limits.digits digits, no lone
+// surrogate, no NaN. Each number's text is kept beside its value (RAW), so that 5.0 is not
+// taken for 5 and an integer past 2^53 is hashed exactly as written.
 class Undecidable extends Error {}  // the check could not be made: "unchecked"
+class Refused extends Undecidable {}  // not a Pith record at all (`pithtex verify` exits 2); shown as "unchecked"
+const RAW = new WeakMap();  // a parsed object or list -> Map(key or index -> {text, integer}) of its numbers
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const WS = /[ \t\n\r]*/y, PLAIN = /[^"\\\u0000-\u001f]*/y, ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const LITERALS = [["true", true], ["false", false], ["null", null]];
+
+function parseJson(text) {
+  let at = 0;
+  const refuse = (why) => { throw new Refused(`the answer is not valid JSON (${why} at character ${at + 1})`); };
+  const take = (re) => { re.lastIndex = at; const m = re.exec(text); if (m) at = re.lastIndex; return m; };
+  function string() {  // linear: plain runs and escapes in turn, no backtracking
+    const start = at++;
+    let escaped = false;
+    for (;;) {
+      take(PLAIN);
+      if (text[at] === '"') break;
+      if (!take(ESCAPE)) refuse(at >= text.length ? "an unterminated string" : "a control character or bad escape in a string");
+      escaped = true;
+    }
+    at++;
+    const s = escaped ? JSON.parse(text.slice(start, at)) : text.slice(start + 1, at - 1);
+    if (LONE_SURROGATE.test(s)) throw new Refused("the record holds a lone surrogate, which no UTF-8 text can hold");
+    return s;
+  }
+  function value(depth, raws, key) {
+    take(WS);
+    const c = text[at];
+    if (c === "{" || c === "[") return container(c === "[", depth + 1);
+    if (c === '"') return string();
+    const n = take(NUMBER);
+    if (n) {
+      const integer = n[1] === undefined && n[2] === undefined;
+      if (integer && n[0].replace("-", "").length > C.limits.digits) throw new Refused(`an integer has more than ${C.limits.digits} digits`);
+      raws.set(key, { text: n[0], integer });
+      return Number(n[0]);
+    }
+    for (const [word, v] of LITERALS) if (text.startsWith(word, at)) { at += word.length; return v; }
+    return refuse(c === undefined ? "it ends too soon" : `unexpected ${JSON.stringify(c)}`);
+  }
+  function container(list, depth) {
+    if (depth > C.limits.depth) throw new Refused(`JSON nested more than ${C.limits.depth} deep; a Pith record is not`);
+    at++;
+    const out = list ? [] : {}, raws = new Map(), close = list ? "]" : "}";
+    take(WS);
+    if (text[at] === close) { at++; return out; }
+    for (;;) {
+      if (list) out.push(value(depth, raws, out.length));
+      else {
+        take(WS);
+        if (text[at] !== '"') refuse("a key expected");
+        const k = string();
+        take(WS);
+        if (text[at++] !== ":") refuse("':' expected");
+        if (Object.hasOwn(out, k)) throw new Refused(`the key ${JSON.stringify(cap(k, CAP.id))} appears twice in one object (JSON whose meaning depends on the reader)`);
+        // defineProperty, as JSON.parse does: a "__proto__" key is a key, not the prototype
+        Object.defineProperty(out, k, { value: value(depth, raws, k), writable: true, enumerable: true, configurable: true });
+      }
+      take(WS);
+      if (text[at] === ",") { at++; continue; }
+      if (text[at] === close) { at++; break; }
+      refuse(`',' or '${close}' expected`);
+    }
+    if (raws.size) RAW.set(out, raws);
+    return out;
+  }
+  const doc = value(0, new Map(), null);
+  take(WS);
+  if (at !== text.length) refuse("more after the JSON value");
+  return doc;
+}
+
+/** Record bytes as text: UTF-8 (one leading BOM dropped, as Python's utf-8-sig), else refused. */
+function decodeUtf8(bytes) {
+  try { return new TextDecoder("utf-8", { fatal: true }).decode(bytes); }
+  catch { throw new Refused("the answer is not UTF-8 text; a Pith record is JSON"); }
+}
+
+// -- canonical JSON: byte-identical to Python's json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False) --
 const codePoints = (s) => Array.from(s, (c) => c.codePointAt(0));
 function byCodePoint(a, b) {  // Python sorts str keys by code point; JS's default sort uses UTF-16 units
   const x = codePoints(a), y = codePoints(b);
@@ -81,16 +165,35 @@ function str(s) {
   if (LONE_SURROGATE.test(s)) throw new Undecidable("the record holds a lone surrogate, which has no UTF-8 form");
   return JSON.stringify(s);  // escapes exactly what Python escapes: \" \\ \b \f \n \r \t \u00xx; non-ASCII raw
 }
-function canon(v) {
+const entries = (v) => Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+/** Where the canonical record holds a number that is not an integer (as pithtex.record.non_integer). */
+function nonInteger(v, where = "", depth = 1) {
+  if (depth > C.limits.depth) throw new Refused(`JSON nested more than ${C.limits.depth} deep; a Pith record is not`);
+  const raws = RAW.get(v);
+  for (const [k, x] of entries(v)) {
+    const path = typeof k === "number" ? `${where}[${k}]` : where ? `${where}.${k}` : k;
+    if (typeof x === "number") {
+      const raw = raws && raws.get(k);
+      if (raw ? !raw.integer : !Number.isInteger(x)) return `${raw ? raw.text : String(x)} at ${path}`;
+    } else if (x !== null && typeof x === "object") {
+      const found = nonInteger(x, path, depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+function canon(v, raw) {
   if (v === null) return "null";
   if (v === true || v === false) return String(v);
   if (typeof v === "number") {
+    if (raw) return raw.text === "-0" ? "0" : raw.text;  // an integer as written (nonInteger ran first)
     if (!Number.isSafeInteger(v)) throw new Undecidable("the record holds a number this browser cannot reproduce exactly");
     return String(v);
   }
   if (typeof v === "string") return str(v);
-  if (Array.isArray(v)) return `[${v.map(canon).join(",")}]`;
-  return `{${Object.keys(v).sort(byCodePoint).map((k) => `${str(k)}:${canon(v[k])}`).join(",")}}`;
+  const raws = RAW.get(v) || new Map();
+  if (Array.isArray(v)) return `[${v.map((x, i) => canon(x, raws.get(i))).join(",")}]`;
+  return `{${Object.keys(v).sort(byCodePoint).map((k) => `${str(k)}:${canon(v[k], raws.get(k))}`).join(",")}}`;
 }
 
 // -- bytes --
@@ -117,25 +220,30 @@ const sha256 = async (bytes) => new Uint8Array(await crypto.subtle.digest("SHA-2
 // -- keys: the pinned registry keys, plus the page's (`keys` attribute, window.pithBadge.keys) --
 // A key is {key_id, public_key_hex | public_key_b64, fingerprint}, the form of keys.json and of
 // the registry's /pith-signing-key.json; its fingerprint (SHA-256 of the raw key, first 16
-// bytes, hex) is recomputed, and a key that does not match it is refused.
+// bytes, hex) is recomputed, and a key that does not match it is refused. A page's key may not
+// take the id of a pinned registry key: it is refused, and the registry key stays pinned; a
+// record signed by a key the page added says so wherever it says "verified".
 function keyEntries(doc) {
   if (isObject(doc) && Array.isArray(doc.keys)) return doc.keys;
   return Array.isArray(doc) ? doc : [doc];
 }
 /** The pinned keys plus those of each [where, document] source, fingerprints checked. */
 async function keyRing(sources = []) {
-  const keys = new Map(C.keys.map((k) => [k.key_id, { id: k.key_id, raw: fromBase64(k.raw), fingerprint: k.fingerprint }]));
+  const keys = new Map(C.keys.map((k) => [k.key_id, { id: k.key_id, raw: fromBase64(k.raw), fingerprint: k.fingerprint, registry: true }]));
   for (const [where, doc] of sources) {
     for (const e of keyEntries(doc)) {
       const id = isObject(e) ? e.key_id ?? e.id : null;
       if (typeof id !== "string" || !id) throw new Undecidable(`a key in ${where} has no key_id`);
+      if (keys.has(id) && keys.get(id).registry) {
+        throw new Undecidable(`key ${cap(id, CAP.id)} in ${where} takes the id of a pinned Pith registry key; this page refuses it (the registry's key stays pinned)`);
+      }
       const raw = fromHex(e.public_key_hex) ?? fromBase64(e.public_key_b64 ?? e.raw);
       if (!raw || raw.length !== 32) throw new Undecidable(`key ${cap(id, CAP.id)} in ${where} is not a 32-byte Ed25519 key`);
       const fp = hex((await sha256(raw)).slice(0, 16));
       if (String(e.fingerprint ?? "").toLowerCase() !== fp) {
         throw new Undecidable(`key ${cap(id, CAP.id)} in ${where} does not match its fingerprint; this page refuses it`);
       }
-      keys.set(id, { id, raw, fingerprint: fp });
+      keys.set(id, { id, raw, fingerprint: fp, registry: false, where });
     }
   }
   return keys;
@@ -162,9 +270,9 @@ async function readCapped(response) {
   const tooLarge = () => new Undecidable("the answer is too large to be a Pith record");
   if (Number(response.headers.get("content-length")) > MAX_BYTES) throw tooLarge();
   if (!response.body || !response.body.getReader) {
-    const text = await response.text();
-    if (text.length > MAX_BYTES) throw tooLarge();
-    return text;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.length > MAX_BYTES) throw tooLarge();
+    return bytes;
   }
   const reader = response.body.getReader(), chunks = [];
   let size = 0;
@@ -178,28 +286,43 @@ async function readCapped(response) {
   const all = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) { all.set(c, at); at += c.length; }
-  return new TextDecoder().decode(all);
+  return all;
 }
+
+// An https page may not fetch http:// (mixed content): the browser blocks it before any
+// request, and fetch's bare TypeError would read as "unreachable". Loopback hosts are exempt
+// in current browsers, so only they are tried.
+const LOOPBACK = /^(localhost|[^.]+\.localhost|127(\.[0-9]{1,3}){3}|\[::1\])$/i;
+function mixedContent(url) {
+  try { return location.protocol === "https:" && new URL(url, document.baseURI).protocol === "http:"; }
+  catch { return false; }
+}
+const mixedMessage = (url) => `mixed content: this https page may not fetch the http:// record ${cap(url, CAP.url)} (browsers block it); serve the record over https`;
 async function fetchJson(url, signal) {
-  let response, text;
+  let response, bytes;
+  if (mixedContent(url) && !LOOPBACK.test(new URL(url, document.baseURI).hostname)) throw new Undecidable(mixedMessage(url));
   try {
     response = await fetch(url, { signal, credentials: "omit" });
     if (!response.ok) throw new Undecidable(`the server answered HTTP ${response.status}`);
-    text = await readCapped(response);
+    bytes = await readCapped(response);
   } catch (e) {
     if (e instanceof Undecidable) throw e;
     if (e && e.name === "AbortError") throw e;
+    if (mixedContent(url)) throw new Undecidable(mixedMessage(url));
     // fetch gives no reason for its TypeError: refused, unreachable or not allowed by CORS
     throw new Undecidable(`could not fetch ${cap(url, CAP.url)} (unreachable, or no CORS header)`);
   }
-  try { return JSON.parse(text); } catch { throw new Undecidable("the answer is not valid JSON"); }
+  return parseJson(decodeUtf8(bytes));
 }
 
 // -- verification: mirrors pithtex.verify.verify_document; the result says what was checked --
 // The unsigned claims a record makes about its own number must agree with the hash too.
-function statedProblem(doc, record, computed) {
+const submittedYear = (record) => {
   const submitted = record.metadata.submitted_at;
-  const year = typeof submitted === "string" && /^[0-9]{4}-/.test(submitted) ? submitted.slice(0, 4) : null;
+  return typeof submitted === "string" && /^[0-9]{4}-/.test(submitted) ? submitted.slice(0, 4) : null;
+};
+function statedProblem(doc, record, computed) {
+  const year = submittedYear(record);
   for (const k of ["pith_number", "number", "body"]) {
     if (doc[k] == null) continue;
     if (bodyOf(doc[k]) !== computed) return `the record's ${k} says ${cap(doc[k], CAP.id)}, but it hashes to ${computed}`;
@@ -220,39 +343,50 @@ function statedProblem(doc, record, computed) {
   return null;
 }
 
+// Refused where pithtex.record.canonical_of refuses (exit 2).
 function recordOf(doc) {
-  if (!isObject(doc)) throw new Undecidable("the answer is not a JSON object");
+  if (!isObject(doc)) throw new Refused("the answer is not a JSON object");
   let record = doc.canonical_record;
-  if (record == null && ["schema_version", "source", "metadata"].every((k) => k in doc)) record = doc;
-  if (!isObject(record)) throw new Undecidable("the answer holds no canonical record");
+  if (record == null && ["schema_version", "source", "metadata"].every((k) => Object.hasOwn(doc, k))) record = doc;
+  if (!isObject(record)) throw new Refused("the answer holds no canonical record");
   if (!isObject(record.source) || !isObject(record.metadata) || typeof record.schema_version !== "string") {
-    throw new Undecidable("the canonical record does not have the Pith shape");
+    throw new Refused("the canonical record does not have the Pith shape");
   }
   return record;
 }
 
+// The unsigned paper.title is authenticated by the signed title_canon_sha256, hashed by the
+// one title rule (pithtex.record.canonical_title: NFC, then lower case).
+const titleSha256 = async (title) => hex(await sha256(new TextEncoder().encode(title.normalize("NFC").toLowerCase())));
 async function titleLine(doc, record) {
   const title = isObject(doc.paper) && typeof doc.paper.title === "string" ? doc.paper.title : null;
   if (title == null) return null;
   const stated = record.metadata.title_canon_sha256;
-  const ours = hex(await sha256(new TextEncoder().encode(title.normalize("NFC").toLowerCase())));
-  const matches = typeof stated === "string" && stated.toLowerCase() === ours;
-  return { text: cap(title, CAP.title), matches };
+  const matches = typeof stated === "string" && stated.toLowerCase() === await titleSha256(title);
+  return { text: cap(title, CAP.title), short: cap(title.replace(/\s+/g, " ").trim(), CAP.short), matches };
 }
+const arxivOf = (source) => source.kind === "arxiv" && source.id != null
+  ? cap(`${source.id}${source.version != null ? `v${source.version}` : ""}`, CAP.arxiv) : null;
 
-/** Verify a record document for `expected` (a 26-character body); resolves to a result object. */
-async function verifyDocument(doc, { number: expected, keys, arxiv } = {}) {
+/** A record document from its text or bytes, read by the shared rules (Refused if it breaks one). */
+const readDocument = (input) => parseJson(typeof input === "string" ? input : decodeUtf8(input));
+
+/** Verify a record for `expected` (a 26-character body); resolves to a result object. `doc` is
+ * the record's text or bytes (read exactly: 5.0 is not 5), or an already parsed object (whose
+ * numbers JSON.parse has rounded: only safe integers can be checked then). `year` is the year a
+ * long form names; `arxiv` and `version`, the paper the record must be of. */
+async function verifyDocument(doc, { number: expected, keys, arxiv, version, year } = {}) {
   keys = keys || await keyRing();
+  if (typeof doc === "string" || doc instanceof Uint8Array || doc instanceof ArrayBuffer) doc = readDocument(doc);
   const checks = [];
   const result = (state, reason, extra = {}) => ({ state, reason, checks, ...extra });
   const record = recordOf(doc);
+  const source = record.source;
+  const paper = { arxiv: arxivOf(source), title: await titleLine(doc, record) };
+  const odd = nonInteger(record);
+  if (odd) return result("invalid", `the canonical record holds ${cap(odd, CAP.line)}, not an integer (a Pith record's numbers are integers)`, { paper });
   const digest = await sha256(new TextEncoder().encode(canon(record)));
   const actual = hex(digest), computed = base32(digest).slice(0, 26);
-  const source = record.source;
-  const paper = {
-    arxiv: source.kind === "arxiv" && source.id != null ? cap(`${source.id}${source.version != null ? `v${source.version}` : ""}`, CAP.arxiv) : null,
-    title: await titleLine(doc, record),
-  };
   const more = { paper, number: computed, sha256: actual };
   const receipt = isObject(doc.receipt) ? doc.receipt : null;
   for (const stated of [doc.canonical_sha256, receipt && receipt.canonical_sha256]) {
@@ -265,8 +399,21 @@ async function verifyDocument(doc, { number: expected, keys, arxiv } = {}) {
   const stated = statedProblem(doc, record, computed);
   if (stated) return result("invalid", stated, more);
   checks.push(["number", `pith:${computed} is the first 26 base32 characters of that hash`]);
-  if (arxiv != null && (source.kind !== "arxiv" || String(source.id) !== arxiv)) {
-    return result("invalid", `the resolver named the record of ${cap(`${source.kind}:${source.id}`, CAP.arxiv)}, not of arXiv:${cap(arxiv, CAP.arxiv)}`, more);
+  if (year != null) {
+    const recorded = submittedYear(record);
+    if (recorded !== String(year)) {
+      return result("invalid", recorded == null ? `the number names year ${year}, but the record has no submitted_at year`
+        : `the number names year ${year}, but the record's submitted_at is in ${recorded}`, more);
+    }
+    checks.push(["year", `${year}, the year the number names, is the year of the record's submitted_at`]);
+  }
+  if (arxiv != null) {
+    const wanted = `arXiv:${cap(arxiv, CAP.arxiv)}${version != null ? `v${version}` : ""}`;
+    const of = source.kind === "arxiv" ? `arXiv:${paper.arxiv}` : cap(`${source.kind}:${source.id}`, CAP.arxiv);
+    if (source.kind !== "arxiv" || String(source.id) !== arxiv || (version != null && String(source.version) !== String(version))) {
+      return result("invalid", `the record is of ${of}, not of ${wanted}`, more);
+    }
+    checks.push(["paper", `the record is of ${wanted}`]);
   }
   if (!receipt) return result("unchecked", "no receipt: nothing signed this record", more);
   if (receipt.algorithm !== "ed25519" || receipt.signed_message !== "canonical_sha256_bytes") {
@@ -290,8 +437,23 @@ async function verifyDocument(doc, { number: expected, keys, arxiv } = {}) {
     return result("unchecked", "this browser cannot check Ed25519 signatures (WebCrypto has no Ed25519)", more);
   }
   if (!ok) return result("invalid", `the signature does not verify under ${cap(keyId, CAP.id)}`, more);
-  checks.push(["signature", `Ed25519 signature over that hash by ${cap(keyId, CAP.id)} (fingerprint ${key.fingerprint}, pinned by this page)`]);
-  return result("verified", `the record hashes to pith:${computed} and ${cap(keyId, CAP.id)} signed that hash`, more);
+  const kid = cap(keyId, CAP.id), held = `the record hashes to pith:${computed} and ${kid} signed that hash`;
+  if (key.registry) {
+    checks.push(["signature", `Ed25519 signature over that hash by ${kid} (fingerprint ${key.fingerprint}), the Pith registry's key, pinned in this script`]);
+    return result("verified", held, { ...more, signer: "registry" });
+  }
+  const added = `signed by ${kid}, a key this page added, not the Pith registry`;
+  checks.push(["signature", `Ed25519 signature over that hash by ${kid} (fingerprint ${key.fingerprint}, from ${key.where}): ${added}`]);
+  return result("verified", `${added}: ${held}`, { ...more, signer: "page" });
+}
+
+/** "“Title…”, arXiv:ID": the title only when its hash is the signed one. */
+function paperWords(paper) {
+  if (!paper) return "";
+  const words = [];
+  if (paper.title && paper.title.matches) words.push(`“${paper.title.short}”`);
+  if (paper.arxiv) words.push(`arXiv:${paper.arxiv}`);
+  return words.join(", ");
 }
 
 // -- the element --
@@ -440,7 +602,7 @@ class PithBadge extends HTMLElement {
     if (run !== this._run) return;
     this._result = result;
     this.render();
-    this.dispatchEvent(new CustomEvent("pith-badge-checked", { detail: { state: result.state, reason: result.reason } }));
+    this.dispatchEvent(new CustomEvent("pith-badge-checked", { detail: { state: result.state, reason: result.reason, signer: result.signer || null } }));
   }
 
   async check(body, arxiv, base, signal) {
@@ -448,10 +610,17 @@ class PithBadge extends HTMLElement {
       throw new Undecidable("this page is not a secure context, so the browser offers no WebCrypto");
     }
     const keys = await pageKeys(this.getAttribute("keys"));
-    let doc, url, expected = body, wanted = null;
-    if (arxiv != null && !this.hasAttribute("number")) {
-      wanted = String(arxiv).trim().replace(/^arxiv:/i, "").replace(/v[0-9]+$/, "");  // the paper, any version
+    let doc, url, expected = body, wanted = null, version = null;
+    const byNumber = this.hasAttribute("number");
+    if (arxiv != null) {
+      const m = /^(.*?)(?:v([0-9]+))?$/.exec(String(arxiv).trim().replace(/^arxiv:/i, ""));
+      wanted = m[1];
       if (!/^([0-9]{4}\.[0-9]{4,5}|[a-z-]+(\.[A-Z]{2})?\/[0-9]{7})$/.test(wanted)) throw new Undecidable("the arxiv attribute is not an arXiv id");
+      // with `number`, the record must be of this paper (and version, if named); alone, the
+      // resolver finds the paper's record, any version
+      if (byNumber && m[2] != null) version = Number(m[2]);
+    }
+    if (arxiv != null && !byNumber) {
       const answer = await fetchJson(`${base}/api/pith-number/resolve?arxiv=${encodeURIComponent(wanted)}&json=true`, signal);
       if (isObject(answer) && isObject(answer.canonical_record)) {
         doc = answer;
@@ -468,7 +637,8 @@ class PithBadge extends HTMLElement {
       url = this.getAttribute("src") || `${base}/pith/${expected}.json`;
       doc = await fetchJson(url, signal);
     }
-    const result = await verifyDocument(doc, { number: expected, keys, arxiv: wanted });
+    const year = byNumber ? yearOf(this.getAttribute("number")) : null;
+    const result = await verifyDocument(doc, { number: expected, keys, arxiv: wanted, version, year });
     result.url = url || null;
     result.shown = expected || result.number;  // the number this badge stands for
     return result;
@@ -480,9 +650,15 @@ class PithBadge extends HTMLElement {
     const body = r.shown || (isBody(bodyOf(this.getAttribute("number") || "")) ? bodyOf(this.getAttribute("number")) : null);
     const message = body ? body.slice(0, 8) : this.hasAttribute("arxiv") && !this.hasAttribute("number") ? "arXiv" : "?";
     const reason = cap(r.reason, CAP.line);
-    const title = r.state === "checking" ? reason : `${r.state}: ${reason}`;
-    this._button.replaceChildren(draw(message, r.state, theme, this.size(), `${C.label}: ${message}, ${r.state}`, title));
+    // Once verified, the name and the tooltip say which paper: the authenticated title, the signed arXiv id.
+    const page = r.state === "verified" && r.signer === "page";
+    const paper = r.state === "verified" ? paperWords(r.paper) : "";
+    const title = r.state === "checking" ? reason : cap(`${r.state}: ${paper ? `${paper}; ` : ""}${reason}`, CAP.tooltip);
+    const label = cap(`${C.label}: ${message}, ${r.state}${page ? " by a key this page added, not the Pith registry" : ""}${paper ? `: ${paper}` : ""}`, CAP.tooltip);
+    this._button.replaceChildren(draw(message, page ? "pagekey" : r.state, theme, this.size(), label, title));
     this.setAttribute("data-state", r.state);
+    if (r.signer) this.setAttribute("data-signer", r.signer);
+    else this.removeAttribute("data-signer");
     this.dataset.theme = theme;
     this.fillPanel(r, body, theme);
   }
@@ -490,7 +666,10 @@ class PithBadge extends HTMLElement {
   fillPanel(r, body, theme) {
     const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; };
     const head = el("p", "head");
-    head.append(el("span", `state ${r.state}`, r.state), el("span", null, ` ${cap(r.reason, CAP.line)}`));
+    head.append(el("span", `state ${r.state}`, r.state));
+    const page = r.state === "verified" && r.signer === "page";
+    if (page) head.append(" ", el("span", "state pagekey", "page key"));
+    head.append(el("span", null, ` ${cap(r.reason, CAP.line)}`));
     const list = el("ul");
     const line = (name, text) => { const li = el("li"); li.append(el("b", null, `${name}: `), el("span", null, text)); list.append(li); };
     for (const [name, text] of r.checks) line(name, cap(text, CAP.line));
@@ -501,7 +680,7 @@ class PithBadge extends HTMLElement {
       line("title", `${r.paper.title.text} (${how})`);
     }
     if (r.paper && r.paper.arxiv) line("arXiv", `${r.paper.arxiv} (${signed ? "from the signed record" : "from the record, which did not verify"})`);
-    if (r.keyId) line("key", r.keyId);
+    if (r.keyId) line("key", !signed ? r.keyId : page ? `${r.keyId}, a key this page added, not the Pith registry` : `${r.keyId}, the Pith registry's`);
     const links = el("p", "links");
     const link = (text, href) => { const u = httpUrl(href); if (!u) return; const a = el("a", null, text); a.href = u; a.rel = "noopener"; links.append(a, " "); };
     if (body) link(`pith:${body}`, `${this.base()}/pith/${body}`);
