@@ -99,7 +99,7 @@ def test_the_element_draws_badgeshapes_table():
 def test_module_and_classic_script_differ_only_in_their_wrapping():
     classic, module = webassets.render_script(), webassets.render_script(module=True)
     assert classic.lstrip().startswith("/*") and "(() => {" in classic and "export " not in classic
-    assert "export { PithBadge, trustedKeys, verifyDocument };" in module and "(() => {" not in module
+    assert "export { PithBadge, Refused, Undecidable, trustedKeys, verifyDocument };" in module and "(() => {" not in module
 
 
 def test_render_web_assets(tmp_path):

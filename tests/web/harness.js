@@ -139,11 +139,32 @@
     return out;
   }
 
+  // tests/fixtures/canon-vectors.json through the ES module's verifyDocument, from the bytes served:
+  // "refused" where the element would say unchecked because the answer is not a Pith record at all.
+  async function vectors() {
+    const list = JSON.parse(document.getElementById("vectors").textContent);
+    const m = await import(document.getElementById("vectors").dataset.module);
+    const keys = await m.trustedKeys(window.pithBadge.keys);
+    const out = {};
+    for (const { name, url } of list) {
+      const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+      try {
+        const r = await m.verifyDocument(bytes, { keys });
+        out[name] = { verdict: r.state, reason: r.reason, title: !!(r.paper && r.paper.title && r.paper.title.matches) };
+      } catch (e) {
+        out[name] = { verdict: e instanceof m.Refused ? "refused" : e instanceof m.Undecidable ? "unchecked" : `error ${e}`,
+                      reason: String(e && e.message) };
+      }
+    }
+    return out;
+  }
+
   async function main() {
     await waitFor(() => window.customElements && customElements.get("pith-badge"), 10000);
     const waiting = badges().filter((el) => !el.hasAttribute("data-stays-checking"));
     report.settled = await settled(waiting);
     if (scenario === "live") report.live = await live();
+    if (scenario === "vectors") report.vectors = await vectors();
     report.badges = Object.fromEntries(badges().map((el) => [el.id, describe(el)]));
     report.before = before;
     report.after = { sentinels: sentinels() };

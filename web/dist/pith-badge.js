@@ -114,7 +114,8 @@ function parseJson(text) {
       return Number(n[0]);
     }
     for (const [word, v] of LITERALS) if (text.startsWith(word, at)) { at += word.length; return v; }
-    return refuse(c === undefined ? "it ends too soon" : `unexpected ${JSON.stringify(c)}`);
+    const shown = c === undefined ? null : /[!-~]/.test(c) ? JSON.stringify(c) : `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    return refuse(shown ? `unexpected ${shown}` : "it ends too soon");
   }
   function container(list, depth) {
     if (depth > C.limits.depth) throw new Refused(`JSON nested more than ${C.limits.depth} deep; a Pith record is not`);
