@@ -137,6 +137,11 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
     lab_ring = pinned.extended(KeyRing([PublicKey(lab.key_id, lab.raw_public)]))
     lab2_ring = pinned.extended(KeyRing([PublicKey(lab2.key_id, lab2.raw_public)]))
     lab_keys = html.escape(json.dumps([key_entry(lab)]), quote=True)
+    # a key the page adds under the registry's own id, and a record forged under it
+    impostor = TestKey("pith-v1-2026-05")
+    forged_as_registry = full_record(canonical(title="Attention Is All You Need"), impostor)
+    clash_keys = html.escape(json.dumps([key_entry(impostor)]), quote=True)
+    server.json("/r/impostor.json", forged_as_registry)
     wrong_fp = html.escape(json.dumps([key_entry(lab, "11" * 16)]), quote=True)
     server.route("/500.json", "no", status=500)
     server.route("/broken.json", json.dumps(seed)[:300], "application/json")
@@ -185,12 +190,26 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
         ("nocors", snippet(BODY, "nocors", "", no_cors), "unchecked", "no CORS header"),
         ("cors", snippet(BODY, "cors", "", with_cors), "verified", "signed that hash"),
         ("bignumber", snippet(body_of(big), "bignumber", f"keys='{lab_keys}'", record("bignumber", big, lab_ring)),
-         "unchecked", "cannot reproduce exactly"),
+         "verified", "lab-key signed that hash"),  # 2**60, read from the record's text: exact
+        ("clashforged", snippet(body_of(forged_as_registry), "clashforged", f'keys="{clash_keys}"', "/r/impostor.json"),
+         "unchecked", "takes the id of a pinned Pith registry key"),
+        ("clashgenuine", snippet(BODY, "clashgenuine", f'keys="{clash_keys}"', "/r/verified.json"),
+         "unchecked", "key pith-v1-2026-05 in the keys attribute takes the id of a pinned Pith registry key"),
+        ("longyear", snippet(BODY, "longyear", "", "/r/verified.json").replace(f'number="{BODY}"', f'number="pith:1999:{BODY}"'),
+         "invalid", "the number names year 1999, but the record's submitted_at is in 2021"),
+        ("longyearok", snippet(BODY, "longyearok", "", "/r/verified.json").replace(f'number="{BODY}"', f'number="pith:2021:{BODY}"'),
+         "verified", "signed that hash"),
+        ("numberarxiv", snippet(BODY, "numberarxiv", 'arxiv="arXiv:2104.04473"', "/r/verified.json"), "verified",
+         "signed that hash"),
+        ("numberarxivother", snippet(BODY, "numberarxivother", 'arxiv="2401.99999"', "/r/verified.json"), "invalid",
+         "the record is of arXiv:2104.04473v5, not of arXiv:2401.99999"),
+        ("numberarxivversion", snippet(BODY, "numberarxivversion", 'arxiv="2104.04473v3"', "/r/verified.json"),
+         "invalid", "not of arXiv:2104.04473v3"),
         ("keysattr", snippet(body_of(hostile_doc), "keysattr", f'keys="{lab_keys}"',
                              record("keysattr", hostile_doc, lab_ring)), "verified", "lab-key signed that hash"),
         ("wrongfp", snippet(body_of(lab_doc), "wrongfp", f'keys="{wrong_fp}"', "/r/unpinned.json"), "unchecked",
          "does not match its fingerprint"),
-        ("config", snippet(body_of(config_doc), "config", "", record("config", config_doc, lab2_ring)), "verified",
+        ("pagewide", snippet(body_of(config_doc), "pagewide", "", record("pagewide", config_doc, lab2_ring)), "verified",
          "lab-key-2 signed"),
         ("bidi", snippet(BODY, "bidi", "", record("bidi", bidi)), "verified", "signed that hash"),
         ("hostilekey", snippet(body_of(hostile_key), "hostilekey", "", record("hostilekey", hostile_key)), "unchecked",
@@ -236,8 +255,6 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     """The states page in `browser`: each badge's state and reason, and the page around them."""
     # The browser must agree with the command line: verified 0, invalid 1, unchecked 3.
     for ident, (doc, ring) in docs.items():
-        if ident == "bignumber":
-            continue  # Python reproduces 2**60 exactly; a browser's JSON.parse cannot (so: unchecked)
         assert STATE_OF_EXIT[verify_document(doc, ring).exit_code] == expected[ident][0], ident
     url, token = browserkit.page(server, "/states.html", body, axe=True, head=f"<style>{HOSTILE_CSS}</style>")
     report = browserkit.run(browser, server, url, token, tmp_path, size=(1000, 1500))
@@ -248,7 +265,8 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
         b = found[ident]
         assert b["state"] == state, (ident, b["title"])
         assert fragment in b["title"] and fragment in b["panel"], (ident, b["title"])
-        assert b["label"].endswith(f", {state}")
+        assert b["label"].startswith(("pith: YBK5PTAK, ", "pith: ?, ", "pith: arXiv, ", "pith: ")), b["label"]
+        assert re.match(rf"pith: [^,]+, {state}($|: | by a key this page added)", b["label"]), (ident, b["label"])
         # nothing from a record becomes markup; every string shown is capped
         assert set(b["tags"]) <= OWN_TAGS and b["danglingRefs"] == [], (ident, b["tags"], b["danglingRefs"])
         assert len(b["title"]) <= 320 and len(b["panel"]) <= 3000, (ident, len(b["title"]), len(b["panel"]))
@@ -259,6 +277,23 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     assert not report["before"]["defined"]
     assert found["verified"]["svgWidth"] == webassets.embed_width(PithNumber(BODY))
     assert found["badnumber"]["label"] == "pith: ?, unchecked"
+    # once verified, the name and the tooltip say which paper: the authenticated title, shortened, and the arXiv id
+    paper = "“Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM”, arXiv:2104.04473v5"
+    assert found["verified"]["label"] == f"pith: YBK5PTAK, verified: {paper}"
+    assert found["verified"]["title"].startswith(f"verified: {paper}; the record hashes to pith:{BODY}")
+    assert found["verified"]["signer"] == "registry" and "the Pith registry's" in found["verified"]["panel"]
+    assert "“" not in found["tampered"]["label"] and "Megatron" not in found["tampered"]["title"]
+    assert found["bidi"]["label"] == "pith: YBK5PTAK, verified: arXiv:2104.04473v5"  # its title is not the signed one
+    # a key the page added: verified, but never the registry's face
+    for ident in ("keysattr", "pagewide"):
+        b = found[ident]
+        key_id = {"keysattr": "lab-key", "pagewide": "lab-key-2"}[ident]
+        added = f"signed by {key_id}, a key this page added, not the Pith registry"
+        assert b["signer"] == "page" and added in b["title"] and added in b["panel"] and "page key" in b["panel"], b
+        assert " verified by a key this page added, not the Pith registry" in b["label"]
+    assert found["pagewide"]["title"].startswith("verified: arXiv:2401.00001v1; signed by lab-key-2")  # no paper.title
+    # the registry's key id is reserved: the clash is named, and the registry key is never replaced
+    assert "(the registry's key stays pinned)" in found["clashforged"]["title"]
     assert found["hostilekey"]["title"].count("…") == 1
     keysattr = found["keysattr"]["panel"]
     assert "title: " in keysattr and HOSTILE[:20] in keysattr and keysattr.count("…") >= 2
@@ -266,9 +301,13 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     assert "2104.04473v5 (from the signed record)" in found["verified"]["panel"]
     assert "not covered" not in found["verified"]["panel"]
     assert "\u202e" not in found["bidi"]["panel"] and "\ufffd (not covered by the signature)" in found["bidi"]["panel"]
-    # two badges for one number, one hidden: each draws in its own shadow root
+    # two badges for one number, one hidden: each draws in its own shadow root, and their fallback
+    # drawings (the light DOM) hold no id twice in the document, each url(#id) its own
     assert found["twin"]["state"] == found["hiddentwin"]["state"] == "verified"
     assert found["twin"]["ids"] == found["hiddentwin"]["ids"] and found["twin"]["rect"]["w"] > 0
+    ids = report["documentIds"]
+    assert len(ids) == len(set(ids)) and len([i for i in ids if i.startswith("rYBK5PTAK")]) > 20, sorted(i for i in ids if ids.count(i) > 1)
+    assert report["fallbackRefs"] and all(report["fallbackRefs"])
     # the panel: a real button (keys: test_panel_by_real_keys), opened by a click, closed by Escape
     assert report["keyboard"] == {"focused": True, "click": ["true", False, True], "escape": ["false", True, True],
                                   "controls": True}

@@ -34,6 +34,7 @@
     const urls = svg ? Array.from(svg.querySelectorAll("[fill^='url('],[clip-path^='url(']"), (e) => (e.getAttribute("fill") || e.getAttribute("clip-path")).slice(5, -1)) : [];
     return {
       state: el.dataset.state || null,
+      signer: el.dataset.signer || null,
       theme: el.dataset.theme || null,
       title: svg ? svg.querySelector("title").textContent : null,
       label: svg ? svg.getAttribute("aria-label") : null,
@@ -167,6 +168,12 @@
     if (scenario === "vectors") report.vectors = await vectors();
     report.badges = Object.fromEntries(badges().map((el) => [el.id, describe(el)]));
     report.before = before;
+    // the light DOM (each snippet's fallback badge): ids unique in the document, and every
+    // url(#id) of a fallback drawing names an element of that same drawing
+    report.documentIds = Array.from(document.querySelectorAll("[id]"), (e) => e.id);
+    report.fallbackRefs = Array.from(document.querySelectorAll("pith-badge svg"), (svg) =>
+      Array.from(svg.querySelectorAll("[fill^='url('],[clip-path^='url(']"), (e) => (e.getAttribute("fill") || e.getAttribute("clip-path")).slice(5, -1))
+        .every((id) => svg.querySelector(`[id="${id}"]`) === document.getElementById(id)));
     report.after = { sentinels: sentinels() };
     const open = document.querySelector("[data-open-panel]");
     if (open) {
