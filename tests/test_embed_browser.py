@@ -142,6 +142,9 @@ def test_every_segment_holds_wcag_aa_contrast(theme):
     pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
     for bg, fg in pairs:
         assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
+    # a key the page added: its own colour, never the registry's green, at AA with the same text colour
+    page_key = webassets.PAGE_KEY_BG[theme]
+    assert contrast(page_key, colours["messageFg"]) >= 4.5 and page_key not in (colours["verifiedBg"], colours["messageBg"])
     panel_bg, text, _, link = webassets.PANEL_COLOURS[theme]
     assert contrast(panel_bg, text) >= 4.5 and contrast(panel_bg, link) >= 4.5
 

@@ -319,6 +319,7 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
         name = {"invalid": "tampered", "unchecked": "unreachable"}.get(ident, ident)
         crop(report, name, SHOTS / f"{browser}-{ident}.png")
     crop(report, "panel", SHOTS / f"{browser}-panel.png", extra=report["openPanel"])
+    crop(report, "keysattr", SHOTS / f"{browser}-pagekey.png")  # a key the page added: not the registry's face
 
 
 # -- live attributes, theme and colour scheme -------------------------------------------------
@@ -480,6 +481,7 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
     server.json("/good.json", seed)
     server.json("/lab.json", lab_doc)
     entry, wrong = json.dumps(key_entry(lab)), json.dumps(key_entry(lab, "00" * 16))
+    clash = json.dumps(key_entry(TestKey("pith-v1-2026-05")))
     url, _ = browserkit.page(server, "/api.html", "<p>api</p>")
     script = f"""(async () => {{
       const m = await import('/pith-badge.mjs');
@@ -489,6 +491,9 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
                    (await m.verifyDocument(lab)).reason,
                    (await m.verifyDocument(lab, {{ keys: await m.trustedKeys({entry}) }})).state];
       try {{ await m.trustedKeys({wrong}); out.push('accepted'); }} catch (e) {{ out.push(e.message); }}
+      try {{ await m.trustedKeys({clash}); out.push('accepted'); }} catch (e) {{ out.push(e.message); }}
+      const text = await (await fetch('/good.json')).text();  // from its text: the same verdict
+      out.push((await m.verifyDocument(text, {{ number: '{BODY}', year: '2021' }})).state);
       return [...out, m.STATES, m.VERSION];
     }})()"""
     browser = drivers.open_browser(name, url, tmp_path)
@@ -499,4 +504,52 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
         browser.close()
     assert found == ["verified", "invalid", "signed by lab-key, which this page does not pin", "verified",
                      "key lab-key in the given keys does not match its fingerprint; this page refuses it",
+                     "key pith-v1-2026-05 in the given keys takes the id of a pinned Pith registry key; this page "
+                     "refuses it (the registry's key stays pinned)", "verified",
                      ["verified", "invalid", "unchecked"], brand.VERSION]
+
+
+# -- an https page: mixed content is named as such ---------------------------------------------
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_mixed_content_is_named(browser, tmp_path):
+    seed = json.loads(SEED_PATH.read_text())
+    ca = browserkit.TestCA(tmp_path / "ca")
+    with browserkit.page_server(ca.context) as secure, browserkit.page_server() as plain:
+        assert secure.base.startswith("https://")
+        secure.route("/pith-badge.js", webassets.render_script(base_url=secure.base), "text/javascript")
+        here = secure.json("/good.json", seed)
+        loopback = plain.base + plain.json("/good.json", seed)  # http, but on 127.0.0.1
+        remote = f"http://records.example.org/pith/{BODY}.json"  # http elsewhere: blocked before any request
+        rows = [("secure", here), ("remote", remote), ("loopback", loopback)]
+        body = "<ul>" + "".join(item(snippet(BODY, ident, "", src), ident) for ident, src in rows) + "</ul>"
+        url, token = browserkit.page(secure, "/mixed.html", body)
+        report = browserkit.run(browser, secure, url, token, tmp_path, ca=ca)
+    found = report["badges"]
+    assert found["secure"]["state"] == "verified", found["secure"]["title"]  # a secure context: WebCrypto works
+    remote_says = f"mixed content: this https page may not fetch the http:// record {remote} (browsers block it)"
+    assert found["remote"]["state"] == "unchecked" and remote_says in found["remote"]["title"]
+    assert remote_says in found["remote"]["panel"] and "no CORS header" not in found["remote"]["title"]
+    # browsers let an https page fetch http:// from 127.0.0.1 (a potentially trustworthy origin):
+    # the element tries it rather than refusing it as mixed content
+    assert found["loopback"]["state"] == "verified", found["loopback"]["title"]
+
+
+# -- window.pithBadge.keys may not take the registry's key id ----------------------------------
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_page_wide_key_with_a_registry_id_is_refused(server, browser, tmp_path):
+    seed = json.loads(SEED_PATH.read_text())
+    impostor = TestKey("pith-v1-2026-05")
+    forged = full_record(canonical(title="Attention Is All You Need"), impostor)
+    server.route("/pith-badge.js", webassets.render_script(base_url=server.base), "text/javascript")
+    rows = [("genuine", BODY, server.json("/good.json", seed)), ("forged", body_of(forged), server.json("/f.json", forged))]
+    config = json.dumps({"keys": [key_entry(impostor)]})
+    body = (f'<script type="application/json" id="config">{config}</script><ul>'
+            + "".join(item(snippet(number, ident, "", src), ident) for ident, number, src in rows) + "</ul>")
+    url, token = browserkit.page(server, "/clash.html", body)
+    report = browserkit.run(browser, server, url, token, tmp_path)
+    clash = ("unchecked: key pith-v1-2026-05 in window.pithBadge.keys takes the id of a pinned Pith registry key; "
+             "this page refuses it (the registry's key stays pinned)")
+    for ident in ("genuine", "forged"):  # neither turns green, nor does the genuine record turn invalid
+        b = report["badges"][ident]
+        assert (b["state"], b["title"]) == ("unchecked", clash) and b["signer"] is None, (ident, b["title"])
+        assert "pinned by this page" not in b["panel"]
