@@ -105,7 +105,8 @@ def _mark(word: str, x: float) -> list[Node]:
                       "stroke-linecap": "round", "stroke-linejoin": "round"}, []]]
 
 
-def shape(status: str | None = None, width: int = 0, word: str | None = None, mark: str | None = None) -> dict[str, Any]:
+def shape(status: str | None = None, width: int = 0, word: str | None = None,
+          mark: str | None = None) -> dict[str, Any]:
     """The badge: label, message and (when `status` is a state word) a status segment
     `width` px wide with the state's mark, if MARKS has one. Returns {"width": Lin, "nodes": [...]}.
     `word` and `mark` draw another word or mark in `status`'s colour (the element's "page key")."""

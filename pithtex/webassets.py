@@ -37,6 +37,9 @@ _MESSAGE_EXTRA = "arXiv?"
 PAGE_KEY = "pagekey"
 PAGE_KEY_WORD = "page key"
 PAGE_KEY_BG = {"light": "#6f42c1", "dark": "#bc8cff"}  # both hold WCAG AA against the theme's message_fg
+# What a reader sees on a page that is not a secure context (the README quotes it).
+INSECURE = ("this page is not a secure context (served over https, or from localhost), so the browser offers "
+            "no WebCrypto to check the record with")
 
 
 def embed_status_width() -> int:
@@ -111,6 +114,7 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": PAGE_KEY_BG[name]}}
                    for name, t in brand.THEMES.items()},
         "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS},
+        "insecure": INSECURE,
         "css": _css(),
     }
 
@@ -171,7 +175,7 @@ def package_files() -> dict[Path, str]:
     values = {"name": NPM_NAME, "version": brand.VERSION, "module": MODULE_NAME, "script": SCRIPT_NAME,
               "cdn_module": cdn_url(), "cdn_script": cdn_url(SCRIPT_NAME),
               "integrity_module": integrity(render_script(module=True)),
-              "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL,
+              "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL, "insecure": INSECURE,
               "states": tuple(brand.STATES)}
     package = {
         "name": NPM_NAME,

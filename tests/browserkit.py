@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import datetime
 import http.server
+import ipaddress
 import json
 import secrets
 import shutil
-import datetime
-import ipaddress
 import socket
 import ssl
 import subprocess
@@ -181,7 +181,8 @@ class TestCA:
         """Add the CA to an NSS store (a Firefox profile, or Chromium's $HOME/.pki/nssdb)."""
         nssdb.mkdir(parents=True, exist_ok=True)
         for cmd in (["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"],
-                    ["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "pithtex test CA", "-t", "C,,", "-i", str(self.ca_pem)]):
+                    ["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "pithtex test CA", "-t", "C,,",
+                     "-i", str(self.ca_pem)]):
             subprocess.run(cmd, check=True, capture_output=True, timeout=60)
 
 
@@ -215,7 +216,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def firefox_profile(folder: Path, scale: float) -> None:
+def firefox_profile(folder: Path, scale: float, hosts: tuple[str, ...] = ()) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     dead = free_port()  # nothing listens there: any request off 127.0.0.1 fails at once
     prefs = {
@@ -230,15 +231,19 @@ def firefox_profile(folder: Path, scale: float) -> None:
         "services.settings.server": "http://127.0.0.1:9/", "captivedetect.canonicalURL": "",
         "network.captive-portal-service.enabled": False, "network.connectivity-service.enabled": False,
         "layout.css.devPixelsPerPx": str(scale), "ui.systemUsesDarkTheme": 0,
+        # `hosts`: names that resolve to 127.0.0.1 without a proxy (pages on a non-loopback name)
+        "network.dns.localDomains": ",".join(hosts), "network.proxy.no_proxies_on": ",".join(hosts),
     }
     lines = [f'user_pref("{k}", {json.dumps(v)});' for k, v in prefs.items()]
     (folder / "user.js").write_text("\n".join(lines) + "\n")
 
 
 def run(browser: str, server: PageServer, url: str, token: str, tmp: Path, screenshot: Path | None = None,
-        size: tuple[int, int] = (900, 700), scale: float = 1.0, ca: TestCA | None = None) -> dict[str, Any]:
+        size: tuple[int, int] = (900, 700), scale: float = 1.0, ca: TestCA | None = None,
+        hosts: tuple[str, ...] = ()) -> dict[str, Any]:
     """Open `url` in `browser` headless; return the page's report (and write the screenshot).
-    With `ca`, the browser's certificate store trusts that test CA (for https pages)."""
+    With `ca`, the browser's certificate store trusts that test CA (for https pages); `hosts`
+    are names the browser resolves to 127.0.0.1 (an http page there is not a secure context)."""
     exe = BROWSERS[browser]
     tmp.mkdir(parents=True, exist_ok=True)
     shot = screenshot or tmp / f"{browser}-{token}.png"
@@ -251,10 +256,12 @@ def run(browser: str, server: PageServer, url: str, token: str, tmp: Path, scree
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                "--disable-default-apps", "--disable-extensions", "--hide-scrollbars", "--force-color-profile=srgb",
                f"--proxy-server=http://127.0.0.1:{free_port()}", f"--force-device-scale-factor={scale}",
+               *([f"--host-resolver-rules={', '.join(f'MAP {h} 127.0.0.1' for h in hosts)}",
+                  f"--proxy-bypass-list={';'.join(hosts)}"] if hosts else []),
                f"--user-data-dir={tmp / 'chromium-profile'}", f"--window-size={w},{h}", f"--screenshot={shot}", url]
     else:
         profile = tmp / "firefox-profile"
-        firefox_profile(profile, scale)
+        firefox_profile(profile, scale, hosts)
         if ca:
             ca.trust_in(profile)
         cmd = [exe, "--headless", "--no-remote", "--profile", str(profile), "--screenshot", str(shot),

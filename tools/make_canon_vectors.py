@@ -98,7 +98,8 @@ def vectors() -> list[dict[str, Any]]:
     zero["source"]["version"] = 0
     add("minus-zero", "verified", "-0 is the integer 0 (no fraction, no exponent), written 0 in canonical form",
         text(full(zero)).replace('"version": 0', '"version": -0'))
-    add("minus-zero-float", "invalid", "-0.0 is not an integer", text(full(zero)).replace('"version": 0', '"version": -0.0'))
+    add("minus-zero-float", "invalid", "-0.0 is not an integer",
+        text(full(zero)).replace('"version": 0', '"version": -0.0'))
     add("floats-outside-the-record", "verified", "unsigned parts may hold any JSON number",
         text({**plain, "paper": {"score": 0.5, "huge": 1}}).replace('"huge": 1', '"huge": 1e400'))
     big = canonical(extra=-(2 ** 64 + 7))
@@ -113,7 +114,8 @@ def vectors() -> list[dict[str, Any]]:
         text({**plain, "paper": {"n": 1}}).replace('"n": 1', '"n": ' + "9" * (MAX_DIGITS + 1)))
     for bad, name in (("NaN", "nan"), ("Infinity", "infinity"), ("-Infinity", "minus-infinity"), ("05", "leading-zero"),
                       ("+1", "plus-sign"), (".5", "bare-fraction"), ("1.", "bare-point"), ("0x10", "hex")):
-        add(f"number-{name}", "refused", f"{bad} is not JSON", text({**plain, "paper": {"n": 1}}).replace('"n": 1', '"n": ' + bad))
+        add(f"number-{name}", "refused", f"{bad} is not JSON",
+            text({**plain, "paper": {"n": 1}}).replace('"n": 1', '"n": ' + bad))
 
     # nesting: the registry's records nest 5 deep; a reader refuses past MAX_DEPTH
     at_limit = MAX_DEPTH - 1  # the document is one level, and "paper" holds the rest
@@ -125,7 +127,8 @@ def vectors() -> list[dict[str, Any]]:
         text({**plain, "paper": DEEP}).replace(f'"{DEEP}"', DEEP), deep=at_limit + 1)
 
     # strings and keys: code-point order, every escape, non-BMP characters
-    wide = canonical(**{"😀 emoji": "😀 𝕏 \U0010fffd", "\ufffd replacement": "\ufffd", "é": "é", "𝕏": ["𝕏"], "__proto__": 1})
+    wide = canonical(**{"😀 emoji": "😀 𝕏 \U0010fffd", "\ufffd replacement": "\ufffd", "é": "é", "𝕏": ["𝕏"],
+                        "__proto__": 1})
     add("non-bmp-keys-and-strings", "verified", "keys sort by code point (U+FFFD before U+1F600), UTF-8 raw",
         text(full(wide)))
     add("non-bmp-escaped", "verified", "the same record with \\ud83d\\ude00 escapes: the same values",
@@ -135,8 +138,10 @@ def vectors() -> list[dict[str, Any]]:
     add("every-escape", "verified", "each JSON escape (\\/ and upper-case hex too), DEL raw",
         text(full(escapes)).replace(json.dumps(escapes["metadata"]["note"], ensure_ascii=False), written))
     add("bad-escape", "refused", "\\x is not a JSON escape", base.replace('"license": ""', r'"license": "\x41"'))
-    add("short-unicode-escape", "refused", "\\u needs four hex digits", base.replace('"license": ""', r'"license": "\u12"'))
-    add("raw-control-character", "refused", "a raw tab inside a string", base.replace('"license": ""', '"license": "a\tb"'))
+    add("short-unicode-escape", "refused", "\\u needs four hex digits",
+        base.replace('"license": ""', r'"license": "\u12"'))
+    add("raw-control-character", "refused", "a raw tab inside a string",
+        base.replace('"license": ""', '"license": "a\tb"'))
     add("lone-surrogate-in-record", "refused", "no UTF-8 text holds it",
         base.replace('"license": ""', r'"license": "\ud800"'))
     add("lone-surrogate-unsigned", "refused", "no UTF-8 text holds it, signed or not",
