@@ -76,16 +76,22 @@ function draw(message, state, themeName, size, label, title) {
 // taken for 5 and an integer past 2^53 is hashed exactly as written.
 class Undecidable extends Error {}  // the check could not be made: "unchecked"
 class Refused extends Undecidable {}  // not a Pith record at all (`pithtex verify` exits 2); shown as "unchecked"
-const RAW = new WeakMap();  // a parsed object or list -> Map(key or index -> {text, integer}) of its numbers
+// A parsed object or list holds, under this symbol (not enumerable: no JSON or Object.keys sees
+// it), a Map(key or index -> {text, integer}) of its numbers whose text is not String(value).
+const RAW = Symbol("pith-badge numbers as written");
+const rawsOf = (v) => v[RAW];
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const WS = /[ \t\n\r]*/y, PLAIN = /[^"\\\u0000-\u001f]*/y, ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
-const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+const PLAIN = /[^"\\\u0000-\u001f]*/y, ESCAPE = /\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/y;
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const LITERALS = [["true", true], ["false", false], ["null", null]];
 
 function parseJson(text) {
   let at = 0;
   const refuse = (why) => { throw new Refused(`the answer is not valid JSON (${why} at character ${at + 1})`); };
-  const take = (re) => { re.lastIndex = at; const m = re.exec(text); if (m) at = re.lastIndex; return m; };
+  const take = (re) => { re.lastIndex = at; const found = re.test(text); if (found) at = re.lastIndex; return found; };
+  const space = () => {  // JSON's four white-space characters, and only those
+    for (let c = text.charCodeAt(at); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++at));
+  };
   function string() {  // linear: plain runs and escapes in turn, no backtracking
     const start = at++;
     let escaped = false;
@@ -100,17 +106,21 @@ function parseJson(text) {
     if (LONE_SURROGATE.test(s)) throw new Refused("the record holds a lone surrogate, which no UTF-8 text can hold");
     return s;
   }
-  function value(depth, raws, key) {
-    take(WS);
+  function value(depth, parent, key) {
+    space();
     const c = text[at];
     if (c === "{" || c === "[") return container(c === "[", depth + 1);
     if (c === '"') return string();
-    const n = take(NUMBER);
-    if (n) {
-      const integer = n[1] === undefined && n[2] === undefined;
-      if (integer && n[0].replace("-", "").length > C.limits.digits) throw new Refused(`an integer has more than ${C.limits.digits} digits`);
-      raws.set(key, { text: n[0], integer });
-      return Number(n[0]);
+    const start = at;
+    if (take(NUMBER)) {
+      const written = text.slice(start, at), v = Number(written), integer = !/[.eE]/.test(written);
+      if (integer && written.replace("-", "").length > C.limits.digits) throw new Refused(`an integer has more than ${C.limits.digits} digits`);
+      // a safe integer's text is String(value) (JSON has no leading zeros; -0 is 0): only others are kept
+      if (!integer || !Number.isSafeInteger(v)) {
+        if (!parent[RAW]) Object.defineProperty(parent, RAW, { value: new Map() });
+        parent[RAW].set(key, { text: written, integer });
+      }
+      return v;
     }
     for (const [word, v] of LITERALS) if (text.startsWith(word, at)) { at += word.length; return v; }
     const shown = c === undefined ? null : /[!-~]/.test(c) ? JSON.stringify(c) : `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
@@ -119,31 +129,32 @@ function parseJson(text) {
   function container(list, depth) {
     if (depth > C.limits.depth) throw new Refused(`JSON nested more than ${C.limits.depth} deep; a Pith record is not`);
     at++;
-    const out = list ? [] : {}, raws = new Map(), close = list ? "]" : "}";
-    take(WS);
+    const out = list ? [] : {}, close = list ? "]" : "}";
+    space();
     if (text[at] === close) { at++; return out; }
     for (;;) {
-      if (list) out.push(value(depth, raws, out.length));
+      if (list) out.push(value(depth, out, out.length));
       else {
-        take(WS);
+        space();
         if (text[at] !== '"') refuse("a key expected");
         const k = string();
-        take(WS);
+        space();
         if (text[at++] !== ":") refuse("':' expected");
         if (Object.hasOwn(out, k)) throw new Refused(`the key ${JSON.stringify(cap(k, CAP.id))} appears twice in one object (JSON whose meaning depends on the reader)`);
-        // defineProperty, as JSON.parse does: a "__proto__" key is a key, not the prototype
-        Object.defineProperty(out, k, { value: value(depth, raws, k), writable: true, enumerable: true, configurable: true });
+        const v = value(depth, out, k);
+        // as JSON.parse does: a "__proto__" key is an own key, not the prototype
+        if (k === "__proto__") Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+        else out[k] = v;
       }
-      take(WS);
+      space();
       if (text[at] === ",") { at++; continue; }
       if (text[at] === close) { at++; break; }
       refuse(`',' or '${close}' expected`);
     }
-    if (raws.size) RAW.set(out, raws);
     return out;
   }
-  const doc = value(0, new Map(), null);
-  take(WS);
+  const doc = value(0, {}, null);
+  space();
   if (at !== text.length) refuse("more after the JSON value");
   return doc;
 }
@@ -169,7 +180,7 @@ const entries = (v) => Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entri
 /** Where the canonical record holds a number that is not an integer (as pithtex.record.non_integer). */
 function nonInteger(v, where = "", depth = 1) {
   if (depth > C.limits.depth) throw new Refused(`JSON nested more than ${C.limits.depth} deep; a Pith record is not`);
-  const raws = RAW.get(v);
+  const raws = rawsOf(v);
   for (const [k, x] of entries(v)) {
     const path = typeof k === "number" ? `${where}[${k}]` : where ? `${where}.${k}` : k;
     if (typeof x === "number") {
@@ -191,7 +202,7 @@ function canon(v, raw) {
     return String(v);
   }
   if (typeof v === "string") return str(v);
-  const raws = RAW.get(v) || new Map();
+  const raws = rawsOf(v) || new Map();
   if (Array.isArray(v)) return `[${v.map((x, i) => canon(x, raws.get(i))).join(",")}]`;
   return `{${Object.keys(v).sort(byCodePoint).map((k) => `${str(k)}:${canon(v[k], raws.get(k))}`).join(",")}}`;
 }
