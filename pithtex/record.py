@@ -77,8 +77,8 @@ def _load_json(text: str) -> Any:
     except RecursionError:
         document = None
         deep = True
-    else:
-        deep = _depth_exceeds(document, MAX_DEPTH)
+    else:  # fewer opening brackets than the limit (in strings or not): no need to walk
+        deep = text.count("[") + text.count("{") > MAX_DEPTH and _depth_exceeds(document, MAX_DEPTH)
     if deep:
         raise _Unreadable(f"JSON nested more than {MAX_DEPTH} deep; a Pith record is not")
     return document
