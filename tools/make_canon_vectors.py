@@ -92,6 +92,8 @@ def vectors() -> list[dict[str, Any]]:
         "signed over Python's text for 5.0 ('5.0'): still not an integer, so no one canonical text",
         text(full(as_python)))
     add("exponent-1e0", "invalid", "1e0 is not an integer", text(plain).replace('"version": 1', '"version": 1e0'))
+    add("exponent-1E2", "invalid", "an upper-case exponent is an exponent",
+        text(plain).replace('"version": 1', '"version": 1E2'))
     add("float-in-a-list", "invalid", "a non-integer anywhere in the canonical record",
         text(plain).replace('"cross_cats_sorted": []', '"cross_cats_sorted": [1, 2.5]'))
     zero = canonical()
@@ -123,6 +125,11 @@ def vectors() -> list[dict[str, Any]]:
         text({**plain, "paper": DEEP}).replace(f'"{DEEP}"', DEEP), deep=200_000)
     add(f"nested-{MAX_DEPTH}-deep", "verified", "at the limit",
         text({**plain, "paper": DEEP}).replace(f'"{DEEP}"', DEEP), deep=at_limit)
+    inside, lists = canonical(), MAX_DEPTH - 3  # the document, canonical_record and metadata are three levels
+    inside["metadata"]["deep"] = DEEP
+    signed = canonical_json(inside).replace(f'"{DEEP}"'.encode(), b"[" * lists + b"]" * lists)
+    add(f"nested-{MAX_DEPTH}-deep-in-the-record", "verified", "at the limit, inside the signed record",
+        text(full(inside, signed=signed)).replace(f'"{DEEP}"', DEEP), deep=lists)
     add(f"nested-{MAX_DEPTH + 1}-deep", "refused", "one past the limit",
         text({**plain, "paper": DEEP}).replace(f'"{DEEP}"', DEEP), deep=at_limit + 1)
 
@@ -163,6 +170,12 @@ def vectors() -> list[dict[str, Any]]:
     add("overlong-utf8", "refused", "an overlong encoding of '/'",
         raw=base.encode().replace(b"cs.CL", b"cs.\xc0\xafCL"))
     add("utf16", "refused", "UTF-16 is not UTF-8", raw=base.encode("utf-16"))
+    add("utf8-encoded-surrogate", "refused", "the bytes of U+D800 are not UTF-8",
+        raw=base.encode().replace(b"cs.CL", b"cs.\xed\xa0\x80CL"))
+    add("raw-nul", "refused", "a raw U+0000 inside a string", base.replace('"license": ""', '"license": "a\x00b"'))
+    odd = canonical(**{"\x00 key": "\ufffe \uffff \U0001f600", "": "an empty key"})
+    add("noncharacters-and-odd-keys", "verified", "U+FFFE and U+FFFF are text; a NUL key and an empty key are keys",
+        text(full(odd)))
 
     # the JSON text itself
     add("empty", "refused", "nothing", "")
