@@ -115,6 +115,10 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
                    for name, t in brand.THEMES.items()},
         "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS},
         "insecure": INSECURE,
+        # whose key signed, and a refused key id clash: pithtex.brand's words, as the command line says them
+        "words": {"registry": brand.signed_by_registry("{key}"),
+                  "added": brand.signed_by_added("{key}", brand.ADDED_BY_PAGE),
+                  "clash": brand.key_id_clash("{source}", "{key}")},
         "css": _css(),
     }
 
@@ -151,17 +155,19 @@ def integrity(text: str) -> str:
 
 
 def embed_snippet(number: PithNumber, script_url: str = SCRIPT_NAME, src: str | None = None,
-                  theme: str | None = None, cdn: bool = False, base_url: str | None = None) -> str:
+                  theme: str | None = None, cdn: bool = False, base_url: str | None = None,
+                  link_base: str | None = None) -> str:
     """The HTML to paste: the script tag and a <pith-badge> whose light DOM is a plain linked badge.
     With `cdn`, the script is the npm package's ES module from a CDN, pinned by its hash (its
-    resolver is the default one, so another `base_url` goes into the element's attribute)."""
+    resolver is the default one, so another `base_url` goes into the element's attribute). The
+    fallback link (no script) goes to the number's page on `link_base`, else on `base_url`."""
     script = {"src": script_url, "module": False, "integrity": None}
     if cdn:
         script = {"src": cdn_url(), "module": True, "integrity": integrity(render_script(module=True))}
     return render_template(
         "embed.html.j2",
         number=number,
-        url=number.url,
+        url=number.url_at(link_base or base_url or brand.BASE_URL),
         script=script,
         src=src,
         base_url=base_url,

@@ -42,6 +42,9 @@ HOSTILE = '"><img src=x onerror="document.title=1"><script>alert(1)</script>&amp
 HOSTILE_CSS = ("main{letter-spacing:4px;text-transform:lowercase;word-spacing:9px;font-size:19px} "
                "text,button,rect,circle{display:none!important} ul{line-height:2} "
                ".clip{float:right;overflow:hidden;height:24px;position:relative;z-index:0}")  # a card that clips
+# A key the keys attribute offers under the registry's id: left out, in pithtex.brand's words.
+CLASH_IN_ATTRIBUTE = ("the keys attribute: key 'pith-v1-2026-05' takes the id of a pinned Pith registry key; refused "
+                      "(the pinned key stays the only key of that id)")
 # What a shadow root may hold: the element's own parts, nothing from a record.
 OWN_TAGS = {"a", "b", "button", "circle", "clipPath", "div", "g", "li", "linearGradient", "p", "path", "rect",
             "span", "stop", "svg", "text", "title", "ul", "style"}
@@ -141,7 +144,10 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
     impostor = TestKey("pith-v1-2026-05")
     forged_as_registry = full_record(canonical(title="Attention Is All You Need"), impostor)
     clash_keys = html.escape(json.dumps([key_entry(impostor)]), quote=True)
-    server.json("/r/impostor.json", forged_as_registry)
+    clash_ring = pinned.extended(KeyRing([PublicKey(impostor.key_id, impostor.raw_public)]),
+                                 source="the keys attribute")
+    assert clash_ring.refused  # the command line leaves it out too
+    clash = CLASH_IN_ATTRIBUTE
     wrong_fp = html.escape(json.dumps([key_entry(lab, "11" * 16)]), quote=True)
     server.route("/500.json", "no", status=500)
     server.route("/broken.json", json.dumps(seed)[:300], "application/json")
@@ -191,10 +197,12 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
         ("cors", snippet(BODY, "cors", "", with_cors), "verified", "signed that hash"),
         ("bignumber", snippet(body_of(big), "bignumber", f"keys='{lab_keys}'", record("bignumber", big, lab_ring)),
          "verified", "lab-key signed that hash"),  # 2**60, read from the record's text: exact
-        ("clashforged", snippet(body_of(forged_as_registry), "clashforged", f'keys="{clash_keys}"', "/r/impostor.json"),
-         "unchecked", "takes the id of a pinned Pith registry key"),
-        ("clashgenuine", snippet(BODY, "clashgenuine", f'keys="{clash_keys}"', "/r/verified.json"),
-         "unchecked", "key pith-v1-2026-05 in the keys attribute takes the id of a pinned Pith registry key"),
+        ("clashforged", snippet(body_of(forged_as_registry), "clashforged", f'keys="{clash_keys}"',
+                                record("clashforged", forged_as_registry, clash_ring)), "invalid",
+         f"not the pinned 8d4b5ee74e4693bcd1df2446408b0d54; {clash}"),
+        ("clashgenuine", snippet(BODY, "clashgenuine", f'keys="{clash_keys}"',
+                                 record("clashgenuine", seed, clash_ring)),
+         "verified", "pith-v1-2026-05 signed that hash"),
         ("longyear", snippet(BODY, "longyear", "", "/r/verified.json").replace(BODY, f"pith:1999:{BODY}", 1),
          "invalid", "the number names year 1999, but the record's submitted_at is in 2021"),
         ("longyearok", snippet(BODY, "longyearok", "", "/r/verified.json").replace(BODY, f"pith:2021:{BODY}", 1),
@@ -266,7 +274,7 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
         assert b["state"] == state, (ident, b["title"])
         assert fragment in b["title"] and fragment in b["panel"], (ident, b["title"])
         assert b["label"].startswith(("pith: YBK5PTAK, ", "pith: ?, ", "pith: arXiv, ", "pith: ")), b["label"]
-        assert re.match(rf"pith: [^,]+, {state}($|: | by a key this page added)", b["label"]), (ident, b["label"])
+        assert re.match(rf"pith: [^,]+, {state}($|: |, signed by )", b["label"]), (ident, b["label"])
         # nothing from a record becomes markup; every string shown is capped
         assert set(b["tags"]) <= OWN_TAGS and b["danglingRefs"] == [], (ident, b["tags"], b["danglingRefs"])
         assert len(b["title"]) <= 320 and len(b["panel"]) <= 3000, (ident, len(b["title"]), len(b["panel"]))
@@ -290,10 +298,13 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
         key_id = {"keysattr": "lab-key", "pagewide": "lab-key-2"}[ident]
         added = f"signed by {key_id}, a key this page added, not the Pith registry"
         assert b["signer"] == "page" and added in b["title"] and added in b["panel"] and "page key" in b["panel"], b
-        assert " verified by a key this page added, not the Pith registry" in b["label"]
+        assert f", verified, {added}" in b["label"], b["label"]
     assert found["pagewide"]["title"].startswith("verified: arXiv:2401.00001v1; signed by lab-key-2")  # no paper.title
-    # the registry's key id is reserved: the clash is named, and the registry key is never replaced
-    assert "(the registry's key stays pinned)" in found["clashforged"]["title"]
+    # the registry's key id is reserved: the page's key of that id is left out, by name, and the
+    # registry key is never replaced: the forged record is invalid, the genuine one verified
+    assert found["clashgenuine"]["signer"] == "registry"
+    assert f"refused key: {CLASH_IN_ATTRIBUTE}" in found["clashgenuine"]["panel"]
+    assert found["clashforged"]["signer"] is None and "page key" not in found["clashforged"]["panel"]
     assert found["hostilekey"]["title"].count("…") == 1
     keysattr = found["keysattr"]["panel"]
     assert "title: " in keysattr and HOSTILE[:20] in keysattr and keysattr.count("…") >= 2
@@ -492,7 +503,7 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
                    (await m.verifyDocument(lab)).reason,
                    (await m.verifyDocument(lab, {{ keys: await m.trustedKeys({entry}) }})).state];
       try {{ await m.trustedKeys({wrong}); out.push('accepted'); }} catch (e) {{ out.push(e.message); }}
-      try {{ await m.trustedKeys({clash}); out.push('accepted'); }} catch (e) {{ out.push(e.message); }}
+      out.push((await m.trustedKeys({clash})).refused.map((r) => r.message));
       const text = await (await fetch('/good.json')).text();  // from its text: the same verdict
       out.push((await m.verifyDocument(text, {{ number: '{BODY}', year: '2021' }})).state);
       return [...out, m.STATES, m.VERSION];
@@ -505,8 +516,8 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
         browser.close()
     assert found == ["verified", "invalid", "signed by lab-key, which this page does not pin", "verified",
                      "key lab-key in the given keys does not match its fingerprint; this page refuses it",
-                     "key pith-v1-2026-05 in the given keys takes the id of a pinned Pith registry key; this page "
-                     "refuses it (the registry's key stays pinned)", "verified",
+                     ["the given keys: key 'pith-v1-2026-05' takes the id of a pinned Pith registry key; refused "
+                      "(the pinned key stays the only key of that id)"], "verified",
                      ["verified", "invalid", "unchecked"], brand.VERSION]
 
 
@@ -549,12 +560,14 @@ def test_page_wide_key_with_a_registry_id_is_refused(server, browser, tmp_path):
             + "".join(item(snippet(number, ident, "", src), ident) for ident, number, src in rows) + "</ul>")
     url, token = browserkit.page(server, "/clash.html", body)
     report = browserkit.run(browser, server, url, token, tmp_path)
-    clash = ("unchecked: key pith-v1-2026-05 in window.pithBadge.keys takes the id of a pinned Pith registry key; "
-             "this page refuses it (the registry's key stays pinned)")
-    for ident in ("genuine", "forged"):  # neither turns green, nor does the genuine record turn invalid
-        b = report["badges"][ident]
-        assert (b["state"], b["title"]) == ("unchecked", clash) and b["signer"] is None, (ident, b["title"])
-        assert "pinned by this page" not in b["panel"]
+    clash = ("window.pithBadge.keys: key 'pith-v1-2026-05' takes the id of a pinned Pith registry key; refused "
+             "(the pinned key stays the only key of that id)")
+    genuine, forged = report["badges"]["genuine"], report["badges"]["forged"]
+    # the forged record never turns green, and the genuine one stays verified by the registry's key
+    assert forged["state"] == "invalid" and forged["title"].endswith(f"; {clash}") and forged["signer"] is None
+    assert (genuine["state"], genuine["signer"]) == ("verified", "registry"), genuine["title"]
+    for b in (genuine, forged):
+        assert f"refused key: {clash}" in b["panel"] and "page key" not in b["panel"]
 
 
 # -- a page that is not a secure context --------------------------------------------------------
