@@ -105,9 +105,11 @@ def _mark(word: str, x: float) -> list[Node]:
                       "stroke-linecap": "round", "stroke-linejoin": "round"}, []]]
 
 
-def shape(status: str | None = None, width: int = 0) -> dict[str, Any]:
+def shape(status: str | None = None, width: int = 0, word: str | None = None,
+          mark: str | None = None) -> dict[str, Any]:
     """The badge: label, message and (when `status` is a state word) a status segment
-    `width` px wide with the state's mark, if MARKS has one. Returns {"width": Lin, "nodes": [...]}."""
+    `width` px wide with the state's mark, if MARKS has one. Returns {"width": Lin, "nodes": [...]}.
+    `word` and `mark` draw another word or mark in `status`'s colour (the element's "page key")."""
     lw, sw = label_width(), (width if status else 0)
     total = Lin(lw + sw, 1)
     rects: list[Node] = [
@@ -119,12 +121,13 @@ def shape(status: str | None = None, width: int = 0) -> dict[str, Any]:
              + _texts(Lin(10 * lw, 5), Lin(-20 * PAD, 10), "{message}", "messageFg"))
     marks: list[Node] = []
     if status:
+        mark, word = mark or status, word or status
         rects.append(["rect", {"x": Lin(lw, 1), "width": sw, "height": HEIGHT, "fill": f"@{status}Bg"}, []])
-        start = PAD + CHECK_PX + LOGO_GAP if status in MARKS else PAD  # where the word's room begins
+        start = PAD + CHECK_PX + LOGO_GAP if mark in MARKS else PAD  # where the word's room begins
         room = sw - start - PAD
-        texts += _texts(Lin(round((lw + start + room / 2) * 10), 10), Lin(round(text_width(status) * 10)),
-                        status, "messageFg")
-        marks = _mark(status, lw + PAD)
+        texts += _texts(Lin(round((lw + start + room / 2) * 10), 10), Lin(round(text_width(word) * 10)),
+                        word, "messageFg")
+        marks = _mark(mark, lw + PAD)
     rects.append(["rect", {"width": total, "height": HEIGHT, "fill": "url(#s{uid})"}, []])
     nodes: list[Node] = [
         ["linearGradient", {"id": "s{uid}", "x2": "0", "y2": "100%"}, [

@@ -21,8 +21,83 @@ from .number import PithNumber
 
 # A record file larger than this is not a record; refuse before parsing it.
 MAX_RECORD_BYTES = 16 * 1024 * 1024
+# The rules for reading record JSON, shared with pith-badge.js (webassets bakes them in) and
+# held to by tests/fixtures/canon-vectors.json, which both run: a record nests at most
+# MAX_DEPTH objects and lists (the registry's nest 5); an integer has at most MAX_DIGITS
+# digits (Python's own limit for exact integer text); no object names a key twice (readers
+# disagree on which one wins); NaN and Infinity are not JSON.
+MAX_DEPTH = 100
+MAX_DIGITS = 4300
 _CANONICAL_KEYS = frozenset({"schema_version", "source", "metadata"})
 _WHITESPACE = re.compile(r"\s+")
+
+
+class _Unreadable(Exception):
+    """Raised from inside json.loads' hooks: JSON this reader refuses, with the reason."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _Unreadable(f"the key {json.dumps(twice[:64], ensure_ascii=True)} appears twice in one object "
+                          "(JSON whose meaning depends on the reader)")
+    return document
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Unreadable(f"an integer has more than {MAX_DIGITS:,} digits")
+    return int(text)
+
+
+def _constant(text: str) -> Any:
+    raise _Unreadable(f"{text} is not JSON")
+
+
+def _depth_exceeds(document: Any, limit: int) -> bool:
+    """Whether objects and lists nest more than `limit` deep (iteratively: no recursion)."""
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _load_json(text: str) -> Any:
+    """json.loads by the shared rules above; _Unreadable or ValueError says why not."""
+    try:
+        document = json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
+    except RecursionError:
+        document = None
+        deep = True
+    else:  # fewer opening brackets than the limit (in strings or not): no need to walk
+        deep = text.count("[") + text.count("{") > MAX_DEPTH and _depth_exceeds(document, MAX_DEPTH)
+    if deep:
+        raise _Unreadable(f"JSON nested more than {MAX_DEPTH} deep; a Pith record is not")
+    return document
+
+
+def non_integer(record: Any, path: str = "") -> str | None:
+    """Where the canonical record holds a number that is not an integer, with the number:
+    a Pith record's numbers are integers, and JSON writers disagree on every other form
+    (5.0, 1e0), so such a record has no one canonical text. None when there is none."""
+    stack = [(record, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, float):
+            return f"{value!r} at {where or 'the top'}"
+        if isinstance(value, dict):
+            stack.extend((v, f"{where}.{k}" if where else k) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(value))
+    return None
 
 
 def canonical_json(record: Any) -> bytes:
@@ -109,9 +184,9 @@ def parse_document(data: bytes | str, name: str = "input") -> dict[str, Any]:
     if not data.strip():
         raise RecordError(f"{name}: the file is empty; a Pith record is JSON")
     try:
-        document = json.loads(data)
-    except RecursionError:
-        raise RecordError(f"{name}: JSON nested too deeply to be a Pith record") from None
+        document = _load_json(data)
+    except _Unreadable as exc:
+        raise RecordError(f"{name}: {exc}") from None
     except ValueError as exc:
         raise RecordError(f"{name}: not valid JSON ({_json_error(exc)})") from None
     _check_unicode(document, name)

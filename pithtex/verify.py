@@ -16,7 +16,7 @@ from .arxivid import ArxivId, source_problem
 from .brand import ADDED_BY_OPTION, STATE_OF_EXIT
 from .errors import InvalidNumber, PithError
 from .number import PithAlias, PithNumber, parse_reference
-from .record import canonical_of, canonical_sha256, submitted_year, title_sha256
+from .record import canonical_of, canonical_sha256, non_integer, submitted_year, title_sha256
 from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, PublicKey, decode_signature, pinned_keys
 
 if TYPE_CHECKING:
@@ -115,6 +115,10 @@ def verify_document(
     receipt = document.get("receipt") if isinstance(document.get("receipt"), dict) else None
     report = Report(number=number, canonical_sha256=digest.hex(), asked=expect)
     checks = report.checks
+    odd = non_integer(record)
+    if odd is not None:  # pith-badge.js says the same (tests/fixtures/canon-vectors.json)
+        checks["canonical"] = Check(FAIL, f"the canonical record holds {odd}, not an integer "
+                                          "(a Pith record's numbers are integers)")
     checks["hash"] = _check_hash(document, receipt, digest.hex())
     checks["number"] = _check_number(document, number)
     year = _check_year(document, number)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from . import badge, badgeshape, brand
 from .files import write_atomic
 from .metrics import text_width
 from .number import BASE32_ALPHABET, PithNumber
+from .record import MAX_DEPTH, MAX_DIGITS
 from .templating import render_template
 
 SCRIPT_NAME = "pith-badge.js"
@@ -30,12 +32,20 @@ CDN_URL = "https://cdn.jsdelivr.net/npm/{name}@{version}/dist/{file}"
 SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 # What the element may show in its message segment besides base32 (while resolving, or bad input).
 _MESSAGE_EXTRA = "arXiv?"
+# A record signed by a key the page added (not the registry's) is verified in another colour,
+# with these words and the verified mark: never the registry's green "verified".
+PAGE_KEY = "pagekey"
+PAGE_KEY_WORD = "page key"
+PAGE_KEY_BG = {"light": "#6f42c1", "dark": "#bc8cff"}  # both hold WCAG AA against the theme's message_fg
+# What a reader sees on a page that is not a secure context (the README quotes it).
+INSECURE = ("this page is not a secure context (served over https, or from localhost), so the browser offers "
+            "no WebCrypto to check the record with")
 
 
 def embed_status_width() -> int:
-    """One width for every state (checking, verified, invalid, unchecked): no layout shift."""
-    words = (*brand.STATES, brand.CHECKING)
-    return max(badgeshape.status_width(w, w in badgeshape.MARKS) for w in words)
+    """One width for every state (checking, verified, invalid, unchecked, page key): no layout shift."""
+    words = [(w, w in badgeshape.MARKS) for w in (*brand.STATES, brand.CHECKING)] + [(PAGE_KEY_WORD, True)]
+    return max(badgeshape.status_width(w, mark) for w, mark in words)
 
 
 def embed_width(number: PithNumber) -> int:
@@ -43,6 +53,8 @@ def embed_width(number: PithNumber) -> int:
 
 
 def _shape(state: str) -> dict[str, Any]:
+    if state == PAGE_KEY:
+        return badgeshape.shape(PAGE_KEY, embed_status_width(), word=PAGE_KEY_WORD, mark=brand.VERIFIED)
     return badgeshape.shape(state, embed_status_width())
 
 
@@ -78,6 +90,7 @@ def _css() -> str:
         for state, colour in ((brand.VERIFIED, t.verified_bg), (brand.INVALID, t.invalid_bg),
                               (brand.UNCHECKED, t.unchecked_bg), (brand.CHECKING, t.unchecked_bg)):
             rules.append(f"{scope} .state.{state}{{background:{colour.hex};color:{t.message_fg.hex}}}")
+        rules.append(f"{scope} .state.{PAGE_KEY}{{background:{PAGE_KEY_BG[name]};color:{t.message_fg.hex}}}")
     return "".join(rules)
 
 
@@ -97,8 +110,15 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "pad": badgeshape.PAD,
         "chars": {c: text_width(c) for c in BASE32_ALPHABET + _MESSAGE_EXTRA},
         "charFallback": text_width("\x00"),
-        "shapes": {state: badgeshape.to_json(_shape(state)) for state in states},
-        "themes": {name: {"colours": badgeshape.theme_table(t)} for name, t in brand.THEMES.items()},
+        "shapes": {state: badgeshape.to_json(_shape(state)) for state in (*states, PAGE_KEY)},
+        "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": PAGE_KEY_BG[name]}}
+                   for name, t in brand.THEMES.items()},
+        "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS},
+        "insecure": INSECURE,
+        # whose key signed, and a refused key id clash: pithtex.brand's words, as the command line says them
+        "words": {"registry": brand.signed_by_registry("{key}"),
+                  "added": brand.signed_by_added("{key}", brand.ADDED_BY_PAGE),
+                  "clash": brand.key_id_clash("{source}", "{key}")},
         "css": _css(),
     }
 
@@ -113,11 +133,14 @@ def render_script(keys: Any = None, base_url: str | None = None, module: bool = 
                            version=brand.VERSION, module=module)
 
 
-def fallback_svg(number: PithNumber, theme: str = "light") -> str:
+def fallback_svg(number: PithNumber, theme: str = "light", uid: str | None = None) -> str:
     """The badge shown before (or without) the script: as wide as the element will draw it,
-    and saying 'unchecked', which is true until the reader's browser has checked it."""
+    and saying 'unchecked', which is true until the reader's browser has checked it. Its SVG
+    ids end in `uid`, by default random: a page may hold two snippets of one number (one
+    hidden, say), and a url(#id) that found the other's, hidden, gradient would not draw."""
     state = brand.UNCHECKED
-    return badgeshape.to_svg(_shape(state), badge.message_text(number), brand.THEMES[theme], f"{number.body[:8]}u",
+    uid = uid or f"{number.body[:8]}u{secrets.token_hex(4)}"
+    return badgeshape.to_svg(_shape(state), badge.message_text(number), brand.THEMES[theme], uid,
                              f"{brand.LABEL}: {badge.message_text(number)}, {state}",
                              f"{number.prefixed}: {state} (this page's script has not checked its record)")
 
@@ -158,7 +181,7 @@ def package_files() -> dict[Path, str]:
     values = {"name": NPM_NAME, "version": brand.VERSION, "module": MODULE_NAME, "script": SCRIPT_NAME,
               "cdn_module": cdn_url(), "cdn_script": cdn_url(SCRIPT_NAME),
               "integrity_module": integrity(render_script(module=True)),
-              "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL,
+              "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL, "insecure": INSECURE,
               "states": tuple(brand.STATES)}
     package = {
         "name": NPM_NAME,

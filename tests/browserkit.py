@@ -4,18 +4,22 @@ No driver: each browser runs once per page with its own `--screenshot`. The page
 harness (tests/web/harness.js) POSTs what it saw to /report/<token>; until then an image
 on the page (/hold/<token>) stays unanswered, which holds the load event, so the
 screenshot is taken after the report. Both browsers get a fresh profile and a proxy on a
-closed loopback port: nothing but 127.0.0.1 can be reached.
+closed loopback port: nothing but 127.0.0.1 can be reached. A server may speak https, with a
+certificate from a test CA made per run (`TestCA`), which the browser's fresh NSS store trusts.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import datetime
 import http.server
+import ipaddress
 import json
 import secrets
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -40,14 +44,15 @@ class Route:
 class PageServer:
     """Serves routes; /report/<token> (POST) stores a report, /hold/<token> waits for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Route] = {}
         self.reports: dict[str, Any] = {}
         self._events: dict[str, threading.Event] = {}
         self._closing = threading.Event()
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = (_TLSServer(tls, self._handler()) if tls else
+                       http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler()))
         self.server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
         self.route("/harness.js", HARNESS.read_bytes(), "text/javascript")
 
@@ -119,9 +124,71 @@ class PageServer:
         return Handler
 
 
+class _TLSServer(http.server.ThreadingHTTPServer):
+    """https: the handshake happens in the request's own thread (a browser's idle speculative
+    connection must not stall the accept loop)."""
+
+    def __init__(self, context: ssl.SSLContext, handler: type[http.server.BaseHTTPRequestHandler]) -> None:
+        self.context = context
+        super().__init__(("127.0.0.1", 0), handler)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, address = super().get_request()
+        return self.context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a browser that drops a TLS connection it opened ahead is not an error here
+
+
+class TestCA:
+    """A CA made for one test run, and a certificate for 127.0.0.1 that it signed."""
+
+    __test__ = False
+
+    def __init__(self, folder: Path) -> None:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+
+        folder.mkdir(parents=True, exist_ok=True)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+        ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "pithtex test CA")])
+
+        def cert(subject, public_key, ca: bool, extra=()):
+            builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_name).public_key(public_key)
+                       .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+                       .not_valid_after(now + datetime.timedelta(days=2))
+                       .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+            for ext in extra:
+                builder = builder.add_extension(ext, critical=False)
+            return builder.sign(ca_key, hashes.SHA256())
+
+        ca = cert(ca_name, ca_key.public_key(), True)
+        leaf = cert(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]), key.public_key(), False,
+                    [x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                     x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH])])
+        self.ca_pem = folder / "ca.pem"
+        self.ca_pem.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+        chain = folder / "server.pem"
+        chain.write_bytes(leaf.public_bytes(serialization.Encoding.PEM) + key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(chain)
+
+    def trust_in(self, nssdb: Path) -> None:
+        """Add the CA to an NSS store (a Firefox profile, or Chromium's $HOME/.pki/nssdb)."""
+        nssdb.mkdir(parents=True, exist_ok=True)
+        for cmd in (["certutil", "-N", "-d", f"sql:{nssdb}", "--empty-password"],
+                    ["certutil", "-A", "-d", f"sql:{nssdb}", "-n", "pithtex test CA", "-t", "C,,",
+                     "-i", str(self.ca_pem)]):
+            subprocess.run(cmd, check=True, capture_output=True, timeout=60)
+
+
 @contextlib.contextmanager
-def page_server() -> Iterator[PageServer]:
-    server = PageServer()
+def page_server(tls: ssl.SSLContext | None = None) -> Iterator[PageServer]:
+    server = PageServer(tls)
     try:
         yield server
     finally:
@@ -149,7 +216,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def firefox_profile(folder: Path, scale: float) -> None:
+def firefox_profile(folder: Path, scale: float, hosts: tuple[str, ...] = ()) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     dead = free_port()  # nothing listens there: any request off 127.0.0.1 fails at once
     prefs = {
@@ -164,28 +231,39 @@ def firefox_profile(folder: Path, scale: float) -> None:
         "services.settings.server": "http://127.0.0.1:9/", "captivedetect.canonicalURL": "",
         "network.captive-portal-service.enabled": False, "network.connectivity-service.enabled": False,
         "layout.css.devPixelsPerPx": str(scale), "ui.systemUsesDarkTheme": 0,
+        # `hosts`: names that resolve to 127.0.0.1 without a proxy (pages on a non-loopback name)
+        "network.dns.localDomains": ",".join(hosts), "network.proxy.no_proxies_on": ",".join(hosts),
     }
     lines = [f'user_pref("{k}", {json.dumps(v)});' for k, v in prefs.items()]
     (folder / "user.js").write_text("\n".join(lines) + "\n")
 
 
 def run(browser: str, server: PageServer, url: str, token: str, tmp: Path, screenshot: Path | None = None,
-        size: tuple[int, int] = (900, 700), scale: float = 1.0) -> dict[str, Any]:
-    """Open `url` in `browser` headless; return the page's report (and write the screenshot)."""
+        size: tuple[int, int] = (900, 700), scale: float = 1.0, ca: TestCA | None = None,
+        hosts: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Open `url` in `browser` headless; return the page's report (and write the screenshot).
+    With `ca`, the browser's certificate store trusts that test CA (for https pages); `hosts`
+    are names the browser resolves to 127.0.0.1 (an http page there is not a secure context)."""
     exe = BROWSERS[browser]
     tmp.mkdir(parents=True, exist_ok=True)
     shot = screenshot or tmp / f"{browser}-{token}.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
     w, h = size
     if browser == "chromium":
+        if ca:
+            ca.trust_in(tmp / ".pki" / "nssdb")  # $HOME's NSS store, which Chromium on Linux reads
         cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-quic",
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                "--disable-default-apps", "--disable-extensions", "--hide-scrollbars", "--force-color-profile=srgb",
                f"--proxy-server=http://127.0.0.1:{free_port()}", f"--force-device-scale-factor={scale}",
+               *([f"--host-resolver-rules={', '.join(f'MAP {h} 127.0.0.1' for h in hosts)}",
+                  f"--proxy-bypass-list={';'.join(hosts)}"] if hosts else []),
                f"--user-data-dir={tmp / 'chromium-profile'}", f"--window-size={w},{h}", f"--screenshot={shot}", url]
     else:
         profile = tmp / "firefox-profile"
-        firefox_profile(profile, scale)
+        firefox_profile(profile, scale, hosts)
+        if ca:
+            ca.trust_in(profile)
         cmd = [exe, "--headless", "--no-remote", "--profile", str(profile), "--screenshot", str(shot),
                f"--window-size={w},{h}", url]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "LANG": "C.UTF-8", "MOZ_HEADLESS": "1"}

@@ -108,7 +108,7 @@ def test_verify_bad_key_file_is_a_clean_error(tmp_path):
     (b"", "empty"),
     (b"\x00\xffnot json at all{", "not UTF-8"),
     (b"{" * 50, "not valid JSON"),
-    (b"[" * 200000 + b"]" * 200000, "nested too deeply"),
+    (b"[" * 200000 + b"]" * 200000, "nested more than 100 deep"),
     (b'{"hello": "world"}', "not a Pith record"),
     (b"[]", "not a list"),
 ])

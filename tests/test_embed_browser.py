@@ -99,7 +99,8 @@ def test_the_element_draws_badgeshapes_table():
 def test_module_and_classic_script_differ_only_in_their_wrapping():
     classic, module = webassets.render_script(), webassets.render_script(module=True)
     assert classic.lstrip().startswith("/*") and "(() => {" in classic and "export " not in classic
-    assert "export { PithBadge, trustedKeys, verifyDocument };" in module and "(() => {" not in module
+    assert "export { PithBadge, Refused, Undecidable, trustedKeys, verifyDocument };" in module
+    assert "(() => {" not in module
 
 
 def test_render_web_assets(tmp_path):
@@ -113,7 +114,10 @@ def test_render_web_assets(tmp_path):
 
 def test_cli_embed_cdn_prints_the_snippet_and_writes_no_script(tmp_path):
     proc = pithtex_cli("badge", BODY, "--format", "embed", "--cdn")
-    assert proc.returncode == 0 and proc.stdout == webassets.embed_snippet(PithNumber(BODY), cdn=True)
+    uid = re.compile(r"YBK5PTAKu[0-9a-f]{8}")  # the fallback's ids: random, so two snippets never share one
+    assert len(set(uid.findall(proc.stdout))) == 1
+    expected = webassets.embed_snippet(PithNumber(BODY), cdn=True)
+    assert proc.returncode == 0 and uid.sub("U", proc.stdout) == uid.sub("U", expected)
     assert proc.stderr == ""
     out = tmp_path / "badge.html"
     proc = pithtex_cli("badge", BODY, "--format", "embed", "--cdn", "-o", str(out))
@@ -140,6 +144,10 @@ def test_every_segment_holds_wcag_aa_contrast(theme):
     pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
     for bg, fg in pairs:
         assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
+    # a key the page added: its own colour, never the registry's green, at AA with the same text colour
+    page_key = webassets.PAGE_KEY_BG[theme]
+    assert contrast(page_key, colours["messageFg"]) >= 4.5
+    assert page_key not in (colours["verifiedBg"], colours["messageBg"])
     panel_bg, text, _, link = webassets.PANEL_COLOURS[theme]
     assert contrast(panel_bg, text) >= 4.5 and contrast(panel_bg, link) >= 4.5
 

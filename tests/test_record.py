@@ -75,7 +75,7 @@ def test_text_rules_live_in_one_place():
     (b'{"a": 1}', "no 'canonical_record'"),
     (b'{"canonical_record": []}', "'canonical_record' is a list"),
     (b'{"canonical_record": {"schema_version": "1.0", "source": 1, "metadata": {}}}', "'source' must be an object"),
-    (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+    (b"[" * 100000 + b"]" * 100000, "JSON nested more than 100 deep"),
 ])
 def test_bad_documents_are_refused_with_a_reason(data, message):
     with pytest.raises(RecordError) as info:

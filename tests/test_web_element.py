@@ -42,6 +42,9 @@ HOSTILE = '"><img src=x onerror="document.title=1"><script>alert(1)</script>&amp
 HOSTILE_CSS = ("main{letter-spacing:4px;text-transform:lowercase;word-spacing:9px;font-size:19px} "
                "text,button,rect,circle{display:none!important} ul{line-height:2} "
                ".clip{float:right;overflow:hidden;height:24px;position:relative;z-index:0}")  # a card that clips
+# A key the keys attribute offers under the registry's id: left out, in pithtex.brand's words.
+CLASH_IN_ATTRIBUTE = ("the keys attribute: key 'pith-v1-2026-05' takes the id of a pinned Pith registry key; refused "
+                      "(the pinned key stays the only key of that id)")
 # What a shadow root may hold: the element's own parts, nothing from a record.
 OWN_TAGS = {"a", "b", "button", "circle", "clipPath", "div", "g", "li", "linearGradient", "p", "path", "rect",
             "span", "stop", "svg", "text", "title", "ul", "style"}
@@ -137,6 +140,14 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
     lab_ring = pinned.extended(KeyRing([PublicKey(lab.key_id, lab.raw_public)]))
     lab2_ring = pinned.extended(KeyRing([PublicKey(lab2.key_id, lab2.raw_public)]))
     lab_keys = html.escape(json.dumps([key_entry(lab)]), quote=True)
+    # a key the page adds under the registry's own id, and a record forged under it
+    impostor = TestKey("pith-v1-2026-05")
+    forged_as_registry = full_record(canonical(title="Attention Is All You Need"), impostor)
+    clash_keys = html.escape(json.dumps([key_entry(impostor)]), quote=True)
+    clash_ring = pinned.extended(KeyRing([PublicKey(impostor.key_id, impostor.raw_public)]),
+                                 source="the keys attribute")
+    assert clash_ring.refused  # the command line leaves it out too
+    clash = CLASH_IN_ATTRIBUTE
     wrong_fp = html.escape(json.dumps([key_entry(lab, "11" * 16)]), quote=True)
     server.route("/500.json", "no", status=500)
     server.route("/broken.json", json.dumps(seed)[:300], "application/json")
@@ -185,13 +196,29 @@ def states_page(server: browserkit.PageServer, other: browserkit.PageServer):
         ("nocors", snippet(BODY, "nocors", "", no_cors), "unchecked", "no CORS header"),
         ("cors", snippet(BODY, "cors", "", with_cors), "verified", "signed that hash"),
         ("bignumber", snippet(body_of(big), "bignumber", f"keys='{lab_keys}'", record("bignumber", big, lab_ring)),
-         "unchecked", "cannot reproduce exactly"),
+         "verified", "lab-key signed that hash"),  # 2**60, read from the record's text: exact
+        ("clashforged", snippet(body_of(forged_as_registry), "clashforged", f'keys="{clash_keys}"',
+                                record("clashforged", forged_as_registry, clash_ring)), "invalid",
+         f"not the pinned 8d4b5ee74e4693bcd1df2446408b0d54; {clash}"),
+        ("clashgenuine", snippet(BODY, "clashgenuine", f'keys="{clash_keys}"',
+                                 record("clashgenuine", seed, clash_ring)),
+         "verified", "pith-v1-2026-05 signed that hash"),
+        ("longyear", snippet(BODY, "longyear", "", "/r/verified.json").replace(BODY, f"pith:1999:{BODY}", 1),
+         "invalid", "the number names year 1999, but the record's submitted_at is in 2021"),
+        ("longyearok", snippet(BODY, "longyearok", "", "/r/verified.json").replace(BODY, f"pith:2021:{BODY}", 1),
+         "verified", "signed that hash"),
+        ("numberarxiv", snippet(BODY, "numberarxiv", 'arxiv="arXiv:2104.04473"', "/r/verified.json"), "verified",
+         "signed that hash"),
+        ("numberarxivother", snippet(BODY, "numberarxivother", 'arxiv="2401.99999"', "/r/verified.json"), "invalid",
+         "the record is of arXiv:2104.04473v5, not of arXiv:2401.99999"),
+        ("numberarxivversion", snippet(BODY, "numberarxivversion", 'arxiv="2104.04473v3"', "/r/verified.json"),
+         "invalid", "not of arXiv:2104.04473v3"),
         ("keysattr", snippet(body_of(hostile_doc), "keysattr", f'keys="{lab_keys}"',
                              record("keysattr", hostile_doc, lab_ring)), "verified", "lab-key signed that hash"),
         ("wrongfp", snippet(body_of(lab_doc), "wrongfp", f'keys="{wrong_fp}"', "/r/unpinned.json"), "unchecked",
          "does not match its fingerprint"),
-        ("config", snippet(body_of(config_doc), "config", "", record("config", config_doc, lab2_ring)), "verified",
-         "lab-key-2 signed"),
+        ("pagewide", snippet(body_of(config_doc), "pagewide", "", record("pagewide", config_doc, lab2_ring)),
+         "verified", "lab-key-2 signed"),
         ("bidi", snippet(BODY, "bidi", "", record("bidi", bidi)), "verified", "signed that hash"),
         ("hostilekey", snippet(body_of(hostile_key), "hostilekey", "", record("hostilekey", hostile_key)), "unchecked",
          "which this page does not pin"),
@@ -236,8 +263,6 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     """The states page in `browser`: each badge's state and reason, and the page around them."""
     # The browser must agree with the command line: verified 0, invalid 1, unchecked 3.
     for ident, (doc, ring) in docs.items():
-        if ident == "bignumber":
-            continue  # Python reproduces 2**60 exactly; a browser's JSON.parse cannot (so: unchecked)
         assert STATE_OF_EXIT[verify_document(doc, ring).exit_code] == expected[ident][0], ident
     url, token = browserkit.page(server, "/states.html", body, axe=True, head=f"<style>{HOSTILE_CSS}</style>")
     report = browserkit.run(browser, server, url, token, tmp_path, size=(1000, 1500))
@@ -248,7 +273,8 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
         b = found[ident]
         assert b["state"] == state, (ident, b["title"])
         assert fragment in b["title"] and fragment in b["panel"], (ident, b["title"])
-        assert b["label"].endswith(f", {state}")
+        assert b["label"].startswith(("pith: YBK5PTAK, ", "pith: ?, ", "pith: arXiv, ", "pith: ")), b["label"]
+        assert re.match(rf"pith: [^,]+, {state}($|: |, signed by )", b["label"]), (ident, b["label"])
         # nothing from a record becomes markup; every string shown is capped
         assert set(b["tags"]) <= OWN_TAGS and b["danglingRefs"] == [], (ident, b["tags"], b["danglingRefs"])
         assert len(b["title"]) <= 320 and len(b["panel"]) <= 3000, (ident, len(b["title"]), len(b["panel"]))
@@ -259,6 +285,26 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     assert not report["before"]["defined"]
     assert found["verified"]["svgWidth"] == webassets.embed_width(PithNumber(BODY))
     assert found["badnumber"]["label"] == "pith: ?, unchecked"
+    # once verified, the name and the tooltip say which paper: the authenticated title, shortened, and the arXiv id
+    paper = "“Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM”, arXiv:2104.04473v5"
+    assert found["verified"]["label"] == f"pith: YBK5PTAK, verified: {paper}"
+    assert found["verified"]["title"].startswith(f"verified: {paper}; the record hashes to pith:{BODY}")
+    assert found["verified"]["signer"] == "registry" and "the Pith registry's" in found["verified"]["panel"]
+    assert "“" not in found["tampered"]["label"] and "Megatron" not in found["tampered"]["title"]
+    assert found["bidi"]["label"] == "pith: YBK5PTAK, verified: arXiv:2104.04473v5"  # its title is not the signed one
+    # a key the page added: verified, but never the registry's face
+    for ident in ("keysattr", "pagewide"):
+        b = found[ident]
+        key_id = {"keysattr": "lab-key", "pagewide": "lab-key-2"}[ident]
+        added = f"signed by {key_id}, a key this page added, not the Pith registry"
+        assert b["signer"] == "page" and added in b["title"] and added in b["panel"] and "page key" in b["panel"], b
+        assert f", verified, {added}" in b["label"], b["label"]
+    assert found["pagewide"]["title"].startswith("verified: arXiv:2401.00001v1; signed by lab-key-2")  # no paper.title
+    # the registry's key id is reserved: the page's key of that id is left out, by name, and the
+    # registry key is never replaced: the forged record is invalid, the genuine one verified
+    assert found["clashgenuine"]["signer"] == "registry"
+    assert f"refused key: {CLASH_IN_ATTRIBUTE}" in found["clashgenuine"]["panel"]
+    assert found["clashforged"]["signer"] is None and "page key" not in found["clashforged"]["panel"]
     assert found["hostilekey"]["title"].count("…") == 1
     keysattr = found["keysattr"]["panel"]
     assert "title: " in keysattr and HOSTILE[:20] in keysattr and keysattr.count("…") >= 2
@@ -266,9 +312,14 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
     assert "2104.04473v5 (from the signed record)" in found["verified"]["panel"]
     assert "not covered" not in found["verified"]["panel"]
     assert "\u202e" not in found["bidi"]["panel"] and "\ufffd (not covered by the signature)" in found["bidi"]["panel"]
-    # two badges for one number, one hidden: each draws in its own shadow root
+    # two badges for one number, one hidden: each draws in its own shadow root, and their fallback
+    # drawings (the light DOM) hold no id twice in the document, each url(#id) its own
     assert found["twin"]["state"] == found["hiddentwin"]["state"] == "verified"
     assert found["twin"]["ids"] == found["hiddentwin"]["ids"] and found["twin"]["rect"]["w"] > 0
+    ids = report["documentIds"]
+    twice = sorted(i for i in ids if ids.count(i) > 1)
+    assert twice == [] and len([i for i in ids if i.startswith("rYBK5PTAK")]) > 20, twice
+    assert report["fallbackRefs"] and all(report["fallbackRefs"])
     # the panel: a real button (keys: test_panel_by_real_keys), opened by a click, closed by Escape
     assert report["keyboard"] == {"focused": True, "click": ["true", False, True], "escape": ["false", True, True],
                                   "controls": True}
@@ -280,6 +331,7 @@ def run_states(server: browserkit.PageServer, browser: str, tmp_path: Path, body
         name = {"invalid": "tampered", "unchecked": "unreachable"}.get(ident, ident)
         crop(report, name, SHOTS / f"{browser}-{ident}.png")
     crop(report, "panel", SHOTS / f"{browser}-panel.png", extra=report["openPanel"])
+    crop(report, "keysattr", SHOTS / f"{browser}-pagekey.png")  # a key the page added: not the registry's face
 
 
 # -- live attributes, theme and colour scheme -------------------------------------------------
@@ -441,6 +493,7 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
     server.json("/good.json", seed)
     server.json("/lab.json", lab_doc)
     entry, wrong = json.dumps(key_entry(lab)), json.dumps(key_entry(lab, "00" * 16))
+    clash = json.dumps(key_entry(TestKey("pith-v1-2026-05")))
     url, _ = browserkit.page(server, "/api.html", "<p>api</p>")
     script = f"""(async () => {{
       const m = await import('/pith-badge.mjs');
@@ -450,6 +503,9 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
                    (await m.verifyDocument(lab)).reason,
                    (await m.verifyDocument(lab, {{ keys: await m.trustedKeys({entry}) }})).state];
       try {{ await m.trustedKeys({wrong}); out.push('accepted'); }} catch (e) {{ out.push(e.message); }}
+      out.push((await m.trustedKeys({clash})).refused.map((r) => r.message));
+      const text = await (await fetch('/good.json')).text();  // from its text: the same verdict
+      out.push((await m.verifyDocument(text, {{ number: '{BODY}', year: '2021' }})).state);
       return [...out, m.STATES, m.VERSION];
     }})()"""
     browser = drivers.open_browser(name, url, tmp_path)
@@ -460,4 +516,71 @@ def test_es_module_api_without_the_element(server, name, tmp_path, packed):
         browser.close()
     assert found == ["verified", "invalid", "signed by lab-key, which this page does not pin", "verified",
                      "key lab-key in the given keys does not match its fingerprint; this page refuses it",
+                     ["the given keys: key 'pith-v1-2026-05' takes the id of a pinned Pith registry key; refused "
+                      "(the pinned key stays the only key of that id)"], "verified",
                      ["verified", "invalid", "unchecked"], brand.VERSION]
+
+
+# -- an https page: mixed content is named as such ---------------------------------------------
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_mixed_content_is_named(browser, tmp_path):
+    seed = json.loads(SEED_PATH.read_text())
+    ca = browserkit.TestCA(tmp_path / "ca")
+    with browserkit.page_server(ca.context) as secure, browserkit.page_server() as plain:
+        assert secure.base.startswith("https://")
+        secure.route("/pith-badge.js", webassets.render_script(base_url=secure.base), "text/javascript")
+        here = secure.json("/good.json", seed)
+        loopback = plain.base + plain.json("/good.json", seed)  # http, but on 127.0.0.1
+        remote = f"http://records.example.org/pith/{BODY}.json"  # http elsewhere: blocked before any request
+        rows = [("secure", here), ("remote", remote), ("loopback", loopback)]
+        body = "<ul>" + "".join(item(snippet(BODY, ident, "", src), ident) for ident, src in rows) + "</ul>"
+        url, token = browserkit.page(secure, "/mixed.html", body)
+        report = browserkit.run(browser, secure, url, token, tmp_path, ca=ca)
+    found = report["badges"]
+    assert found["secure"]["state"] == "verified", found["secure"]["title"]  # a secure context: WebCrypto works
+    remote_says = f"mixed content: this https page may not fetch the http:// record {remote} (browsers block it)"
+    assert found["remote"]["state"] == "unchecked" and remote_says in found["remote"]["title"]
+    assert remote_says in found["remote"]["panel"] and "no CORS header" not in found["remote"]["title"]
+    # browsers let an https page fetch http:// from 127.0.0.1 (a potentially trustworthy origin):
+    # the element tries it rather than refusing it as mixed content
+    assert found["loopback"]["state"] == "verified", found["loopback"]["title"]
+
+
+# -- window.pithBadge.keys may not take the registry's key id ----------------------------------
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_page_wide_key_with_a_registry_id_is_refused(server, browser, tmp_path):
+    seed = json.loads(SEED_PATH.read_text())
+    impostor = TestKey("pith-v1-2026-05")
+    forged = full_record(canonical(title="Attention Is All You Need"), impostor)
+    server.route("/pith-badge.js", webassets.render_script(base_url=server.base), "text/javascript")
+    rows = [("genuine", BODY, server.json("/good.json", seed)),
+            ("forged", body_of(forged), server.json("/f.json", forged))]
+    config = json.dumps({"keys": [key_entry(impostor)]})
+    body = (f'<script type="application/json" id="config">{config}</script><ul>'
+            + "".join(item(snippet(number, ident, "", src), ident) for ident, number, src in rows) + "</ul>")
+    url, token = browserkit.page(server, "/clash.html", body)
+    report = browserkit.run(browser, server, url, token, tmp_path)
+    clash = ("window.pithBadge.keys: key 'pith-v1-2026-05' takes the id of a pinned Pith registry key; refused "
+             "(the pinned key stays the only key of that id)")
+    genuine, forged = report["badges"]["genuine"], report["badges"]["forged"]
+    # the forged record never turns green, and the genuine one stays verified by the registry's key
+    assert forged["state"] == "invalid" and forged["title"].endswith(f"; {clash}") and forged["signer"] is None
+    assert (genuine["state"], genuine["signer"]) == ("verified", "registry"), genuine["title"]
+    for b in (genuine, forged):
+        assert f"refused key: {clash}" in b["panel"] and "page key" not in b["panel"]
+
+
+# -- a page that is not a secure context --------------------------------------------------------
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_an_insecure_page_says_so(browser, tmp_path):
+    """http:// on a name that is not loopback: no WebCrypto, and the reader is told why."""
+    seed = json.loads(SEED_PATH.read_text())
+    with browserkit.page_server() as server:
+        server.route("/pith-badge.js", webassets.render_script(base_url=server.base), "text/javascript")
+        body = "<ul>" + item(snippet(BODY, "plain", "", server.json("/good.json", seed)), "plain") + "</ul>"
+        url, token = browserkit.page(server, "/plain.html", body)
+        url = url.replace("127.0.0.1", "pages.pith.test")
+        report = browserkit.run(browser, server, url, token, tmp_path, hosts=("pages.pith.test",))
+    b = report["badges"]["plain"]
+    assert (b["state"], b["title"]) == ("unchecked", f"unchecked: {webassets.INSECURE}")
+    assert webassets.INSECURE in (ROOT / "web" / "README.md").read_text()

@@ -355,13 +355,12 @@ def _record_number(data: bytes | None) -> PithNumber | None:
     """The number of an attached record, recomputed from its canonical form (never trusted)."""
     if data is None:
         return None
-    import json
 
-    from ..record import canonical_of, number_of
+    from ..record import canonical_of, number_of, parse_document
 
-    try:
-        return number_of(canonical_of(json.loads(data)))
-    except (ValueError, PithError):  # not JSON, not a record
+    try:  # parse_document: the shared reading rules (a 200,000-deep attachment is refused, not a RecursionError)
+        return number_of(canonical_of(parse_document(data, "the attached record")))
+    except PithError:  # not JSON, not a record
         return None
 
 

@@ -34,6 +34,7 @@
     const urls = svg ? Array.from(svg.querySelectorAll("[fill^='url('],[clip-path^='url(']"), (e) => (e.getAttribute("fill") || e.getAttribute("clip-path")).slice(5, -1)) : [];
     return {
       state: el.dataset.state || null,
+      signer: el.dataset.signer || null,
       theme: el.dataset.theme || null,
       title: svg ? svg.querySelector("title").textContent : null,
       label: svg ? svg.getAttribute("aria-label") : null,
@@ -139,13 +140,40 @@
     return out;
   }
 
+  // tests/fixtures/canon-vectors.json through the ES module's verifyDocument, from the bytes served:
+  // "refused" where the element would say unchecked because the answer is not a Pith record at all.
+  async function vectors() {
+    const list = JSON.parse(document.getElementById("vectors").textContent);
+    const m = await import(document.getElementById("vectors").dataset.module);
+    const keys = await m.trustedKeys(window.pithBadge.keys);
+    const out = {};
+    for (const { name, url } of list) {
+      const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+      try {
+        const r = await m.verifyDocument(bytes, { keys });
+        out[name] = { verdict: r.state, reason: r.reason, title: !!(r.paper && r.paper.title && r.paper.title.matches) };
+      } catch (e) {
+        out[name] = { verdict: e instanceof m.Refused ? "refused" : e instanceof m.Undecidable ? "unchecked" : `error ${e}`,
+                      reason: String(e && e.message) };
+      }
+    }
+    return out;
+  }
+
   async function main() {
     await waitFor(() => window.customElements && customElements.get("pith-badge"), 10000);
     const waiting = badges().filter((el) => !el.hasAttribute("data-stays-checking"));
     report.settled = await settled(waiting);
     if (scenario === "live") report.live = await live();
+    if (scenario === "vectors") report.vectors = await vectors();
     report.badges = Object.fromEntries(badges().map((el) => [el.id, describe(el)]));
     report.before = before;
+    // the light DOM (each snippet's fallback badge): ids unique in the document, and every
+    // url(#id) of a fallback drawing names an element of that same drawing
+    report.documentIds = Array.from(document.querySelectorAll("[id]"), (e) => e.id);
+    report.fallbackRefs = Array.from(document.querySelectorAll("pith-badge svg"), (svg) =>
+      Array.from(svg.querySelectorAll("[fill^='url('],[clip-path^='url(']"), (e) => (e.getAttribute("fill") || e.getAttribute("clip-path")).slice(5, -1))
+        .every((id) => svg.querySelector(`[id="${id}"]`) === document.getElementById(id)));
     report.after = { sentinels: sentinels() };
     const open = document.querySelector("[data-open-panel]");
     if (open) {

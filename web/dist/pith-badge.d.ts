@@ -29,33 +29,47 @@ export interface PithBadgeResult {
   number?: string;
   sha256?: string;
   keyId?: string;
-  paper?: { arxiv: string | null; title: { text: string; how: string } | null };
+  /** Who signed, when verified: a pinned registry key, or a key the page (or `keys`) added. */
+  signer?: "registry" | "page";
+  /** `title` is the unsigned paper.title; `matches` says whether it hashes to the signed title_canon_sha256. */
+  paper?: { arxiv: string | null; title: { text: string; short: string; matches: boolean } | null };
 }
+
+/** Thrown when nothing could be decided ("unchecked"). */
+export declare class Undecidable extends Error {}
+/** Thrown when the answer is not a Pith record at all (`pithtex verify` exits 2): bad JSON, a key twice, too deep. */
+export declare class Refused extends Undecidable {}
 
 /**
  * `<pith-badge number="BODY" src="record.json" theme="auto|light|dark" size="20"
  *   arxiv="2104.04473" keys='[...]' base-url="https://pith.science">`.
  * Every attribute is observed: a change re-verifies (theme and size only redraw).
- * Fires `pith-badge-checked` with `detail: { state, reason }` when a check ends.
+ * Fires `pith-badge-checked` with `detail: { state, reason, signer }` when a check ends;
+ * `data-state` and (when verified) `data-signer` ("registry" or "page") mirror it.
  */
 export declare class PithBadge extends HTMLElement {
   static readonly observedAttributes: string[];
 }
 
 /** Keys ready for verifyDocument (what `trustedKeys` returns). */
-export type PithKeyRing = Map<string, { id: string; raw: Uint8Array; fingerprint: string }>;
+export type PithKeyRing = Map<string, { id: string; raw: Uint8Array; fingerprint: string; registry: boolean }>;
 
-/** The registry keys this release pins, plus `extra` (fingerprints recomputed; a mismatch rejects). */
+/** The registry keys this release pins, plus `extra` (fingerprints recomputed; a mismatch rejects,
+ * and so does a key that takes a registry key's id). */
 export declare function trustedKeys(extra?: PithKey | PithKey[] | { keys: PithKey[] }): Promise<PithKeyRing>;
 
 /**
- * Verify a parsed record document: for `number` (26 base32 characters) when given, against
- * `keys` (default: the pinned keys). Resolves to the state and what was checked; rejects
- * only when it cannot decide at all (not a record, a number it cannot reproduce).
+ * Verify a record: its text or bytes (read exactly, by the rules `pithtex verify` uses: 5.0 is
+ * not 5, integers past 2^53 are exact, a key twice is refused), or an already parsed object
+ * (only safe integers can be checked then). For `number` (26 base32 characters) when given,
+ * against `keys` (default: the pinned keys); `year` is the year a long form names, `arxiv` and
+ * `version` the paper the record must be of. Resolves to the state and what was checked;
+ * rejects (Refused, Undecidable) only when it cannot decide at all.
  */
 export declare function verifyDocument(
-  doc: unknown,
-  options?: { number?: string | null; keys?: PithKeyRing; arxiv?: string | null },
+  doc: string | Uint8Array | ArrayBuffer | object,
+  options?: { number?: string | null; keys?: PithKeyRing; arxiv?: string | null; version?: number | null;
+              year?: string | null },
 ): Promise<PithBadgeResult>;
 
 export declare const STATES: readonly PithBadgeState[];
