@@ -105,15 +105,19 @@ MESSAGES: tuple[Message, ...] = (
             "Give r,g,b (0..1), an HTML code such as 0B7A75, or a colour l3color knows."),
     Message("hidden", "info", "#1: badge and metadata left out (use anonymous=false to show them)",
             "Review copies carry no Pith Number; the public version drops the review option."),
+    Message("review", "warning", "#1: badge and metadata left out, as a Pith Number names the paper of "
+            "this anonymous copy (use anonymous=false to show them)",
+            "A review or submission copy must not say whose paper it is. The public version drops the "
+            "review option (or sets \\pithsetup{anonymous=false}), and pith then writes both."),
     Message("title", "info", "Badge placed after \\maketitle (cmd/maketitle/after hook)",
             "Nothing to do: the badge is under the title block."),
     Message("in-block", "info", "Badge placed #1",
-            "Nothing to do: in a title block set across the page (two columns, or revtex's), the "
-            "badge is its last line, centred."),
-    Message("first-page", "info", "Badge placed at the top of page 1 (shipout/foreground: no title "
-            "block placed it before page 1 was shipped)",
-            "The class built its title without \\maketitle, or page 1 is a title page; use "
-            "badge=manual and \\pithbadge to put it elsewhere."),
+            "Nothing to do: the badge is the last line of the title block, aligned with it."),
+    Message("first-page", "warning", "No title block found before page #1 was shipped out: the badge is "
+            "at the top of that page. Use badge=manual and write \\pithbadge where it belongs",
+            "The class builds its title in a way pith does not know (no \\maketitle, or a title page "
+            "of its own). With the option badge=manual the badge goes only where \\pithbadge is "
+            "written, for instance right after the authors."),
     Message("xmp-owner", "info", "XMP left to #1; Info keys written",
             "That package writes the one XMP packet a PDF may have; the number is in Info."),
     Message("xmp-hyperxmp", "info", "pith properties added to hyperxmp's XMP packet",
