@@ -324,3 +324,11 @@ def test_anonymous_false_overrides_a_review_mode(tmp_path):
     facts = read_facts(run.pdf)
     assert facts.link_uris.count(URL) == 1 and facts.info_number == BODY and "left out" not in run.log
 
+
+
+def test_every_review_mode_the_manual_lists_is_compiled_here():
+    from pithtex.sty_options import REVIEW_MODES
+
+    # IEEEtran peerreview and acmart anonymous: tests/test_sty_options.py.
+    tried = {mode for _c, _p, mode in REVIEW_CASES} | {"IEEEtran peerreview mode", "acmart anonymous mode"}
+    assert {m.logged for m in REVIEW_MODES} <= tried
