@@ -130,6 +130,7 @@ def context() -> dict[str, object]:
         "options": sty_options.OPTIONS,
         "messages": sty_options.MESSAGES,
         "manual_classes": sty_options.MANUAL_CLASSES,
+        "review_modes": sty_options.REVIEW_MODES,
     }
 
 

@@ -58,8 +58,9 @@ OPTIONS: tuple[Option, ...] = (
            "properties", "metadata=false"),
     Option("baseurl", "code", brand.BASE_URL, "the site the badge links to (BASE/pith/BODY)",
            "baseurl=https://mirror.example.org"),
-    Option("anonymous", "choice", "auto", "hides badge and metadata; auto does so in acmart's "
-           "anonymous and IEEEtran's peerreview modes", "anonymous", values=("auto", "true", "false"),
+    Option("anonymous", "choice", "auto", "hides badge and metadata; auto does so in review copies "
+           "(acmart anonymous, IEEEtran peerreview, ACL review, NeurIPS submission and the others the "
+           "manual lists)", "anonymous", values=("auto", "true", "false"),
            bare="true"),
     Option("dvi", "choice", "auto", "latex (DVI) output: the specials of one driver; auto follows "
            "LaTeX's backend (dvips unless dvipdfmx is a class option), both writes both",
@@ -109,15 +110,19 @@ MESSAGES: tuple[Message, ...] = (
             "Give r,g,b (0..1), an HTML code such as 0B7A75, or a colour l3color knows."),
     Message("hidden", "info", "#1: badge and metadata left out (use anonymous=false to show them)",
             "Review copies carry no Pith Number; the public version drops the review option."),
+    Message("review", "warning", "#1: badge and metadata left out, as a Pith Number names the paper of "
+            "this anonymous copy (use anonymous=false to show them)",
+            "A review or submission copy must not say whose paper it is. The public version drops the "
+            "review option (or sets \\pithsetup{anonymous=false}), and pith then writes both."),
     Message("title", "info", "Badge placed after \\maketitle (cmd/maketitle/after hook)",
             "Nothing to do: the badge is under the title block."),
     Message("in-block", "info", "Badge placed #1",
-            "Nothing to do: in a title block set across the page (two columns, or revtex's), the "
-            "badge is its last line, centred."),
-    Message("first-page", "info", "Badge placed at the top of page 1 (shipout/foreground: no title "
-            "block placed it before page 1 was shipped)",
-            "The class built its title without \\maketitle, or page 1 is a title page; use "
-            "badge=manual and \\pithbadge to put it elsewhere."),
+            "Nothing to do: the badge is the last line of the title block, aligned with it."),
+    Message("first-page", "warning", "No title block found before page #1 was shipped out: the badge is "
+            "at the top of that page. Use badge=manual and write \\pithbadge where it belongs",
+            "The class builds its title in a way pith does not know (no \\maketitle, or a title page "
+            "of its own). With the option badge=manual the badge goes only where \\pithbadge is "
+            "written, for instance right after the authors."),
     Message("xmp-owner", "info", "XMP left to #1; Info keys written",
             "That package writes the one XMP packet a PDF may have; the number is in Info."),
     Message("xmp-hyperxmp", "info", "pith properties added to hyperxmp's XMP packet",
@@ -129,6 +134,37 @@ MESSAGES: tuple[Message, ...] = (
             "This LaTeX is older than 2022-09; the number is in Info. Update TeX Live for XMP."),
 )
 MESSAGE_NAMES = frozenset(m.name for m in MESSAGES)
+
+
+@dataclass(frozen=True)
+class ReviewMode:
+    """A class or venue style in its review or submission mode, in which pith.sty writes
+    neither badge nor metadata (with `anonymous=auto`, the default); the manual lists them."""
+
+    venue: str    # as authors know it, with the file that signals the mode
+    signal: str   # what in that file pith reads
+    logged: str   # the mode as pith's warning names it
+
+
+REVIEW_MODES: tuple[ReviewMode, ...] = (
+    ReviewMode("IEEEtran", "class option peerreview", "IEEEtran peerreview mode"),
+    ReviewMode("acmart", "class option anonymous", "acmart anonymous mode"),
+    ReviewMode("acmart", "class option review", "acmart review mode"),
+    ReviewMode("LIPIcs (lipics-v2021)", "class option anonymous", "LIPIcs anonymous mode"),
+    ReviewMode("ACL, EMNLP, NAACL and the other *ACL venues (acl.sty)", "package option review",
+               "ACL review mode"),
+    ReviewMode("NeurIPS (neurips_20xx.sty)", "neither final nor preprint (from 2026 also not nonanonymous "
+               "or a single-blind track)", "NeurIPS submission mode"),
+    ReviewMode("ICML (icml20xx.sty)", "no accepted option", "ICML submission mode (no accepted option)"),
+    ReviewMode("ICLR (iclr20xx_conference.sty)", "no \\iclrfinalcopy before \\begin{document}",
+               "ICLR submission mode (no \\iclrfinalcopy)"),
+    ReviewMode("TMLR (tmlr.sty)", "neither accepted nor preprint", "TMLR submission mode (no accepted option)"),
+    ReviewMode("CVPR, ICCV, WACV (cvpr.sty, iccv.sty, wacv.sty)", "package option review or rebuttal "
+               "(styles before 2023: no \\cvprfinalcopy, \\iccvfinalcopy, \\wacvfinalcopy)",
+               "cvpr review mode"),
+    ReviewMode("ECCV (eccv.sty)", "package option review", "ECCV review mode"),
+    ReviewMode("AAAI (aaai20xx.sty)", "package option submission", "AAAI submission mode"),
+)
 
 
 def expl3_text(text: str) -> str:

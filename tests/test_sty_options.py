@@ -117,7 +117,10 @@ def test_color_size_raise_and_setup(tmp_path):
 def test_no_maketitle_falls_back_to_page_one(tmp_path, route):
     facts, log = build(tmp_path, article(body="Just text, no title block.\n"), route)
     assert facts.link_uris == [URL]
-    assert "Badge placed at the top of page 1" in log
+    # Never silently: a LaTeX warning that names the way out.
+    flat = " ".join(log.replace("(pith)", " ").split())
+    assert "Package pith Warning: No title block found before page 1 was shipped out" in flat
+    assert "Use badge=manual and write \\pithbadge" in flat
     assert_on_page_clear_of_margin(facts)
 
 
@@ -131,7 +134,7 @@ def assert_on_page_clear_of_margin(facts):
 def test_titlepage_option_keeps_the_badge_on_page_one(tmp_path):
     facts, log = build(tmp_path, article(class_options="titlepage"))
     assert facts.link_uris == [URL] and "pith:" + BODY[:8] in facts.compact_text
-    assert "Badge placed at the top of page 1" in log
+    assert "Badge placed under the date on the title page" in log
     assert_on_page_clear_of_margin(facts)
 
 

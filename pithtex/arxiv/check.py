@@ -127,7 +127,8 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
         found = _route_diagnostics(run, upload, reported, limits)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found
-        pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route, facts.badge, facts.metadata)
+        pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route, facts.badge, facts.metadata,
+                                                        run.log.badge_notes)
         return run, pdf_facts, found + pdf_diags
 
     if len(routes) == 1:

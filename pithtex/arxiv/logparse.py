@@ -17,6 +17,9 @@ _REF = re.compile(r"Reference `([^']*)' on page \S+ undefined")
 _CITE = re.compile(r"Citation `([^']*)' on page \S+ undefined")
 _MISSING_CHAR = re.compile(r"^Missing character: There is no (.+?) in font (.+?)!?$")
 _NOT_FOUND = re.compile(r"File `([^']+)' not found")
+# pith.sty's own lines: where its badge landed (written when that page ships out), or why
+# it was withheld (a review copy).
+_PITH_BADGE = re.compile(r"^pith badge: (?:page (\d+), (title|fallback|manual)|withheld, (.+))$")
 _RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|Please rerun|rerun LaTeX|Rerun LaTeX")
 # Errors that only follow an earlier one or say nothing new.
 _NOISE = ("Emergency stop", "==> Fatal error occurred", "Fatal error occurred")
@@ -29,6 +32,15 @@ class LogError:
     line: int | None = None
 
 
+@dataclass(frozen=True)
+class BadgeNote:
+    """What pith.sty said of its badge: `how` is title, fallback, manual or withheld."""
+
+    how: str
+    page: int | None = None   # where it landed (None when withheld)
+    why: str = ""             # the review mode, when withheld
+
+
 @dataclass
 class LogFacts:
     errors: list[LogError] = field(default_factory=list)
@@ -39,6 +51,7 @@ class LogFacts:
     underfull_boxes: int = 0
     missing_files: list[str] = field(default_factory=list)
     rerun: bool = False
+    badge_notes: list[BadgeNote] = field(default_factory=list)
 
     def summary(self) -> dict:
         d = asdict(self)
@@ -79,6 +92,9 @@ def _read_line(facts: LogFacts, line: str, lines: list[str], i: int, main: str) 
         facts.undefined_citations.append(m.group(1))
     elif m := _MISSING_CHAR.match(line):
         facts.missing_characters.append(f"{m.group(1)} ({m.group(2)})")
+    elif m := _PITH_BADGE.match(line):
+        facts.badge_notes.append(BadgeNote("withheld", why=m.group(3)) if m.group(3)
+                                 else BadgeNote(m.group(2), int(m.group(1))))
     if _RERUN.search(line):
         facts.rerun = True
 

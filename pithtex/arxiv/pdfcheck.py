@@ -13,6 +13,7 @@ from pathlib import Path
 from .. import brand
 from ..pdf.facts import ARXIV_BAND, Facts, facts_of
 from .diagnostic import Diagnostic, error, warning
+from .logparse import BadgeNote
 
 LEFT_BAND_PT = ARXIV_BAND
 
@@ -34,19 +35,28 @@ def page_one(pdf: Path | Facts) -> dict:
 
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
-                metadata: bool = True) -> tuple[dict, list[Diagnostic]]:
+                metadata: bool = True, notes: list[BadgeNote] | tuple = ()) -> tuple[dict, list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
     badge=none, and a manual badge may sit on a later page (a warning, not an error).
+    `notes` are pith.sty's own log lines: where the badge landed, or that a review copy
+    withheld it (then neither badge nor metadata is expected).
     """
-    facts = facts_of(pdf, pages=1)
-    meta = inspect_metadata(facts)
-    p1 = page_one(facts)
+    landed = next((n for n in notes if n.how != "withheld"), None)
+    withheld = next((n for n in notes if n.how == "withheld"), None)
+    page = landed.page if landed and landed.page else 1
+    read = facts_of(pdf, pages=page)
+    meta = inspect_metadata(read)
+    p1 = page_one(read)
     in_band = [lk for lk in p1["links"] if lk["rect"] and lk["rect"][0] < LEFT_BAND_PT]
+    on_page = [lk for lk in read.links if lk.page == page - 1]
     facts = {"info": meta["info"], "xmp": meta["xmp"], "page1_links": p1["links"],
-             "left_band_clear": not in_band, "output_intents": p1["output_intents"]}
-    diags: list[Diagnostic] = []
+             "left_band_clear": not in_band, "output_intents": p1["output_intents"],
+             "badge": _placement(landed, withheld, bool(on_page))}
+    diags = _placement_diagnostics(landed, withheld, route, badge)
+    if withheld:
+        badge, metadata = "none", False
     if p1["output_intents"]:
         diags.append(warning("pdfa-outputintents", "the PDF has /OutputIntents: arXiv will not add its stamp",
                              "drop the PDF/A setting (\\DocumentMetadata pdfstandard, pdfx) for arXiv",
@@ -63,9 +73,9 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
             diags.append(error("pdf-number-mismatch", f"the {route} PDF's {where} says {meta[key]}, "
                                f"the source says {number}", "keep one \\pithnumber and no other writer of "
                                "this metadata", route=route))
-    if badge != "none" and not any(lk["body"] == number for lk in p1["links"]):
+    if badge != "none" and not any(lk.number.body == number for lk in on_page):
         report = warning if badge == "manual" else error  # a manual badge may be on a later page
-        diags.append(report("pdf-no-badge-link", f"page 1 of the {route} PDF has no link to "
+        diags.append(report("pdf-no-badge-link", f"page {page} of the {route} PDF has no link to "
                             f"{brand.number_url(number)}", "make sure \\pithnumber is set before "
                             "\\maketitle and the current pith.sty is uploaded", route=route))
     for lk in in_band:
@@ -73,3 +83,33 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
                            f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", "move the badge "
                            "away from the left margin", route=route))
     return facts, diags
+
+
+def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: bool) -> dict | None:
+    """Where the badge is, as the report shows it: how it was placed, on which page."""
+    if withheld:
+        return {"how": "withheld", "why": withheld.why}
+    if landed:
+        return {"how": landed.how, "page": landed.page, "linked": linked}
+    return None  # a pith.sty older than these log lines, or no badge at all
+
+
+def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None, route: str,
+                           badge: str) -> list[Diagnostic]:
+    if withheld and badge != "none":  # the static rules did not see this review mode
+        return [warning("pith-hidden", f"{route}: {withheld.why}: pith left out the badge and the metadata, "
+                        "so this PDF carries no Pith Number", "for the public arXiv version, drop the "
+                        "review option or set \\pithsetup{anonymous=false}", route=route)]
+    if landed is None or landed.page is None:
+        return []
+    if landed.how == "fallback":
+        return [warning("pith-badge-fallback", f"{route}: pith found no title block before page {landed.page} "
+                        f"was shipped out: the badge is at the top of page {landed.page}, not under the title",
+                        "set badge=manual and write \\pithbadge where the badge belongs (after the authors)",
+                        route=route)]
+    if landed.how == "title" and landed.page != 1:
+        return [warning("pith-badge-page", f"{route}: the badge is under the title on page {landed.page}, "
+                        "not on page 1 (the pages before it come first in this class)", "nothing to do if "
+                        f"page {landed.page} is the title page; otherwise badge=manual and \\pithbadge",
+                        route=route)]
+    return []

@@ -91,7 +91,8 @@ def _paper_verdict(result: Result) -> str:
 
 def _intact(result: Result) -> bool:
     f = result.facts
-    return bool(f.uses_pith and f.number and f.metadata and f.badge != "none")
+    withheld = any((facts.get("badge") or {}).get("how") == "withheld" for facts in result.route_facts.values())
+    return bool(f.uses_pith and f.number and f.metadata and f.badge != "none" and not withheld)
 
 
 def _failure(diagnostics: list[Diagnostic]) -> str:
@@ -153,13 +154,24 @@ def _pith_line(result: Result, several: bool = False) -> str:
     head += f"  pith.sty {sty.get('version') or 'missing'} ({state})" if sty.get("uploaded") else "  pith.sty missing"
     by_state: dict[str, list[str]] = {}
     for route, facts in result.route_facts.items():
-        checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))),
-                  ("link on p.1", bool(facts.get("page1_links"))), ("margin clear", facts.get("left_band_clear"))]
-        missing = [k for k, v in checks if not v]
-        key = "Info, XMP, link on p.1, margin clear" if not missing else "missing: " + ", ".join(missing)
-        by_state.setdefault(key, []).append(route)
+        by_state.setdefault(_pith_state(facts), []).append(route)
     tails = [f"{k} on {', '.join(v)}" for k, v in by_state.items()]
     return "pith: " + head + ("  " + "; ".join(tails) if tails else "")
+
+
+def _pith_state(facts: dict) -> str:
+    """What one route's PDF shows of pith, and where the badge landed (pith.sty's log line)."""
+    placed = facts.get("badge") or {}
+    if placed.get("how") == "withheld":
+        return f"badge and metadata withheld ({placed.get('why')})"
+    page = placed.get("page") or 1
+    link = bool(placed["linked"]) if "linked" in placed else bool(facts.get("page1_links"))
+    where = {"title": f"badge under the title on p.{page}", "fallback": f"badge at the top of p.{page} (no title "
+             "block found)", "manual": f"badge (\\pithbadge) on p.{page}"}.get(placed.get("how"), f"link on p.{page}")
+    checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))), (where, link),
+              ("margin clear", facts.get("left_band_clear"))]
+    missing = [k for k, v in checks if not v]
+    return ", ".join(k for k, _ in checks) if not missing else "missing: " + ", ".join(missing)
 
 
 def _grouped(diags: list[Diagnostic]) -> list[tuple[Diagnostic, list[str]]]:

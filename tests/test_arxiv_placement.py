@@ -1,0 +1,81 @@
+"""`pithtex check` says where the badge landed, from the compiled PDF and pith.sty's log line,
+and does not call TeX Live's own files (mwe's example images) missing.
+
+Each case is a real check run (real TeX in the sandbox, the PDF read back) on a small paper
+written here: cas-dc, whose title comes after a graphical abstract and highlights; a paper
+with no title block (the top-of-page fallback); a review copy (a stand-in acl.sty that
+signals `review` as the real one does); a plain article with figures from TeX Live.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pithtex.arxiv.logparse import BadgeNote, parse_log
+
+from .conftest import BODY, pithtex_cli
+from .test_sty_titles import CAS, VENUES
+
+NUMBER = f"\\usepackage{{pith}}\n\\pithnumber{{{BODY}}}\n"
+
+
+def checked(tmp_path: Path, text: str, extra: dict[str, str] | None = None) -> tuple[int, dict, str]:
+    """`pithtex check` on a folder holding paper.tex, pith.sty and `extra` files: exit code,
+    the JSON report and the human one."""
+    folder = tmp_path / "paper"
+    folder.mkdir()
+    assert pithtex_cli("sty", str(folder)).returncode == 0
+    (folder / "paper.tex").write_text(text)
+    for name, body in (extra or {}).items():
+        (folder / name).write_text(body)
+    p = pithtex_cli("check", str(folder), "--json", timeout=600)
+    assert "Traceback" not in p.stderr, p.stderr
+    human = pithtex_cli("check", str(folder), timeout=600)
+    return p.returncode, json.loads(p.stdout), human.stdout
+
+
+def warnings(report: dict) -> list[str]:
+    return [d["rule"] for d in report["diagnostics"] if d["severity"] == "warning"]
+
+
+def test_badge_under_the_title_on_page_three_is_reported_there(tmp_path):
+    text = CAS.replace("\\usepackage{natbib}", "\\usepackage{natbib}\\usepackage{graphicx}")
+    code, j, human = checked(tmp_path, text.replace("Kelp reef tide.", "Kelp reef tide. "
+                                                    "\\includegraphics[width=2cm]{example-image-a}"))
+    # Page 1 is the graphical abstract: no error for a missing link there, the link is on page 3.
+    assert code == 0 and j["ok"], j["diagnostics"]
+    route = j["routes"][0]["pith"]
+    assert route["badge"] == {"how": "title", "page": 3, "linked": True}
+    assert warnings(j) == ["pith-badge-page"]
+    assert "badge under the title on p.3" in human and "pith badge and metadata intact" in human
+    # example-image-a comes with TeX Live (mwe): not a missing file.
+    assert "missing-file" not in [d["rule"] for d in j["diagnostics"]]
+
+
+def test_fallback_position_is_a_warning(tmp_path):
+    text = ("\\documentclass{article}\n\\usepackage{graphicx}\n" + NUMBER +
+            "\\begin{document}\nText.\n\\includegraphics{example-image-b}\n\\end{document}\n")
+    code, j, human = checked(tmp_path, text)
+    assert code == 0 and j["routes"][0]["pith"]["badge"] == {"how": "fallback", "page": 1, "linked": True}
+    assert warnings(j) == ["pith-badge-fallback"]
+    assert "badge at the top of p.1 (no title block found)" in human
+
+
+def test_review_copy_is_reported_as_withheld(tmp_path):
+    text = ("\\documentclass{article}\n\\usepackage[review]{acl}\n" + NUMBER +
+            "\\title{T}\\author{A}\n\\begin{document}\n\\maketitle\nText.\n\\end{document}\n")
+    code, j, human = checked(tmp_path, text, {"acl.sty": VENUES["acl"] + "\n"})
+    route = j["routes"][0]["pith"]
+    # No badge and no metadata are expected of a review copy: a warning, not an error.
+    assert code == 0 and route["badge"] == {"how": "withheld", "why": "ACL review mode"}
+    assert route["info"] is None and route["xmp"] is None and route["page1_links"] == []
+    assert warnings(j) == ["pith-hidden"]
+    assert "badge and metadata withheld (ACL review mode)" in human and "intact" not in human
+
+
+def test_log_lines_are_read_into_notes():
+    log = ("[1\npith badge: page 3, title\n]\npith badge: page 4, manual\n"
+           "pith badge: withheld, ICLR submission mode (no \\iclrfinalcopy)\npith badge: page x, title\n")
+    assert parse_log(log).badge_notes == [BadgeNote("title", 3), BadgeNote("manual", 4),
+                                          BadgeNote("withheld", why="ICLR submission mode (no \\iclrfinalcopy)")]
