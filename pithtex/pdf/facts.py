@@ -116,7 +116,7 @@ class Facts:
 
     def __init__(self, file: str, update: PithtexUpdate | None = None) -> None:
         self.file = file
-        self.info: dict[str, str] = {}  # /PithNumber, /PithURL as written
+        self.info: dict[str, str] = {}  # /PithNumber, /PithURL, /PithTitle as written
         self.xmp: Xmp | None = None
         self.links: list[Link] = []
         self.links_all_pages = True
@@ -233,7 +233,7 @@ def read_info(pdf: PdfFile) -> dict[str, str]:
     if not isinstance(info, dict):
         return {}
     out = {}
-    for key in ("PithNumber", "PithURL"):
+    for key in ("PithNumber", "PithURL", "PithTitle"):
         text = decode_text(pdf.resolve(info.get(key)))
         if text is not None:
             out[key] = text
