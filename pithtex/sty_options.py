@@ -156,17 +156,23 @@ class Signal:
 
 @dataclass(frozen=True)
 class Check:
-    """A review mode holds when all of `signals` hold; `logged` names it in the warning."""
+    """A review mode holds when all of `signals` hold; `logged` names it in the warning.
+
+    `pdf` False: a check for LaTeXML's reading of the style only (its bindings), which the
+    PDF route leaves out. `years`: the check is tried for each year, `{y}` in the signals'
+    names standing for it (LaTeXML path only: a loop, so the package stays short)."""
 
     logged: str
     signals: tuple[Signal, ...]
+    pdf: bool = True
+    years: tuple[int, ...] = ()
 
 
 def _flag_or_option(logged: str, flag: str, kind: str, file: str, option: str) -> tuple[Check, ...]:
     """The switch a class or style sets from its option, or, where the switch is not there
     (LaTeXML's bindings of acmart and IEEEtran define none), the option itself."""
     return (Check(logged, (Signal("true", flag),)),
-            Check(logged, (Signal("undefined", "if" + flag), Signal(kind, file, option))))
+            Check(logged, (Signal("undefined", "if" + flag), Signal(kind, file, option)), pdf=False))
 
 
 def _cv(venue: str) -> tuple[Check, ...]:
@@ -192,8 +198,9 @@ class ReviewMode:
 
 # LaTeXML reads neurips_2025.sty and icml2025.sty with its bindings of neurips.sty and
 # icml.sty ("a versioned package name"), which define none of the styles' switches but keep
-# the options under the versioned name; the years a paper may name are tried.
-_YEARS = range(2019, 2031)
+# the options under the versioned name; the years a paper may name are tried, once the
+# generic name (which LaTeXML then counts as loaded too) says it is worth it.
+_YEARS = tuple(range(2019, 2031))
 _NEURIPS = "NeurIPS submission mode"
 _ICML = "ICML submission mode (no accepted option)"
 REVIEW_MODES: tuple[ReviewMode, ...] = (
@@ -213,15 +220,15 @@ REVIEW_MODES: tuple[ReviewMode, ...] = (
                (Check(_NEURIPS, (Signal("defined", "if@neuripsfinal"), Signal("true", "@anonymous"))),
                 Check(_NEURIPS, (Signal("defined", "if@neuripsfinal"), Signal("undefined", "if@anonymous"),
                                  Signal("nottrue", "@neuripsfinal"), Signal("nottrue", "@preprint"))),
-                *(Check(_NEURIPS, (Signal("undefined", "if@neuripsfinal"), Signal("package", f"neurips_{y}"),
-                                   *(Signal("without", f"neurips_{y}", o)
-                                     for o in ("final", "preprint", "nonanonymous"))))
-                  for y in _YEARS))),
+                Check(_NEURIPS, (Signal("undefined", "if@neuripsfinal"), Signal("package", "neurips"),
+                                 Signal("package", "neurips_{y}"),
+                                 *(Signal("without", "neurips_{y}", o) for o in ("final", "preprint", "nonanonymous"))),
+                      pdf=False, years=_YEARS))),
     ReviewMode("ICML (icml20xx.sty)", "no accepted option", "ICML submission mode (no accepted option)",
                (Check(_ICML, (Signal("defined", "ICML@appearing"), Signal("undefined", "isaccepted"))),
-                *(Check(_ICML, (Signal("undefined", "ICML@appearing"), Signal("package", f"icml{y}"),
-                                Signal("without", f"icml{y}", "accepted")))
-                  for y in _YEARS))),
+                Check(_ICML, (Signal("undefined", "ICML@appearing"), Signal("package", "icml"),
+                              Signal("package", "icml{y}"), Signal("without", "icml{y}", "accepted")),
+                      pdf=False, years=_YEARS))),
     ReviewMode("ICLR (iclr20xx_conference.sty)", "no \\iclrfinalcopy before \\begin{document}",
                "ICLR submission mode (no \\iclrfinalcopy)",
                (Check("ICLR submission mode (no \\iclrfinalcopy)",
@@ -297,20 +304,30 @@ _LATEX2E_SIGNAL = {
 }
 
 
-def _check_tex(check: Check, forms: dict[str, str], found: str) -> str:
+def _check_tex(check: Check, forms: dict[str, str], found: str, year: str = "") -> str:
     body = found
     for signal in reversed(check.signals):
         kind = signal.kind + ("-" if signal.kind in ("class", "package") and not signal.option else "")
-        body = forms[kind].format(name=signal.name, option=signal.option, body=body)
+        body = forms[kind].format(name=signal.name.replace("{y}", year), option=signal.option, body=body)
     return body
 
 
 def expl3_check(check: Check) -> str:
-    """The check as expl3 for the PDF route (read under \\ExplSyntaxOn)."""
+    """The check as expl3 for the PDF route (read under \\ExplSyntaxOn); "" for a
+    LaTeXML-only one."""
+    if not check.pdf:
+        return ""
     return _check_tex(check, _EXPL3_SIGNAL, f"\\__pith_review:n {{ {expl3_text(check.logged)} }}")
 
 
 def latex2e_check(check: Check) -> str:
     """The check as LaTeX2e for the LaTeXML path; it names the mode in \\pith@why."""
     logged = check.logged.replace("\\", "\\@backslashchar ")
-    return _check_tex(check, _LATEX2E_SIGNAL, f"\\pith@mode{{{logged}}}")
+    found = f"\\pith@mode{{{logged}}}"
+    if not check.years:
+        return _check_tex(check, _LATEX2E_SIGNAL, found)
+    # The signals before the first that names a year are tested once, outside the loop.
+    first = next(i for i, signal in enumerate(check.signals) if "{y}" in signal.name)
+    loop = _check_tex(Check(check.logged, check.signals[first:]), _LATEX2E_SIGNAL, found, "\\pith@y")
+    loop = f"\\@for\\pith@y:={','.join(map(str, check.years))}\\do{{{loop}}}"
+    return _check_tex(Check(check.logged, check.signals[:first]), _LATEX2E_SIGNAL, loop)
