@@ -287,20 +287,20 @@ _EXPL3_SIGNAL = {
     "package-": "\\IfPackageLoadedTF {{{name}}} {{ {body} }} {{ }}",
     "without": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ }} {{ {body} }}",
 }
-# The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@if@true and the like): LaTeX2e
+# The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@T and the like): LaTeX2e
 # that LaTeXML interprets, with no \if... of its own outside macros that pair their \fi.
-_LATEX2E_SIGNAL = {
-    "true": "\\pith@if@true{{{name}}}{{{body}}}",
-    "nottrue": "\\pith@if@nottrue{{{name}}}{{{body}}}",
-    "defined": "\\@ifundefined{{{name}}}{{}}{{{body}}}",
-    "undefined": "\\@ifundefined{{{name}}}{{{body}}}{{}}",
-    "relax": "\\pith@if@relax\\{name}{{{body}}}",
-    "empty": "\\pith@if@empty\\{name}{{{body}}}",
-    "class": "\\@ifclasswith{{{name}}}{{{option}}}{{{body}}}{{}}",
-    "package": "\\@ifpackagewith{{{name}}}{{{option}}}{{{body}}}{{}}",
+_LATEX2E_SIGNAL = {  # short names: TeX reads this text on every run, skipping it
+    "true": "\\pith@T{{{name}}}{{{body}}}",
+    "nottrue": "\\pith@N{{{name}}}{{{body}}}",
+    "defined": "\\pith@D{{{name}}}{{{body}}}",
+    "undefined": "\\pith@U{{{name}}}{{{body}}}",
+    "relax": "\\pith@R\\{name}{{{body}}}",
+    "empty": "\\pith@E\\{name}{{{body}}}",
+    "class": "\\pith@C{{{name}}}{{{option}}}{{{body}}}",
+    "package": "\\pith@P{{{name}}}{{{option}}}{{{body}}}",
     "class-": "\\@ifclassloaded{{{name}}}{{{body}}}{{}}",
-    "package-": "\\@ifpackageloaded{{{name}}}{{{body}}}{{}}",
-    "without": "\\@ifpackagewith{{{name}}}{{{option}}}{{}}{{{body}}}",
+    "package-": "\\pith@L{{{name}}}{{{body}}}",
+    "without": "\\pith@W{{{name}}}{{{option}}}{{{body}}}",
 }
 
 
@@ -323,7 +323,7 @@ def expl3_check(check: Check) -> str:
 def latex2e_check(check: Check) -> str:
     """The check as LaTeX2e for the LaTeXML path; it names the mode in \\pith@why."""
     logged = check.logged.replace("\\", "\\@backslashchar ")
-    found = f"\\pith@mode{{{logged}}}"
+    found = f"\\pith@M{{{logged}}}"
     if not check.years:
         return _check_tex(check, _LATEX2E_SIGNAL, found)
     # The signals before the first that names a year are tested once, outside the loop.
