@@ -111,13 +111,26 @@ def _number(text: bytes) -> int | float:
     return float(text) if b"." in text else int(text)
 
 
-class Parser:
-    """Reads objects from a buffer starting at `pos`; `resolve_length` resolves `/Length R`."""
+class NeedMore(Exception):
+    """A stream runs past the end of a window that is not the end of the file: read `size` bytes."""
 
-    def __init__(self, data: Any, pos: int = 0, resolve_length=None) -> None:
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+class Parser:
+    """Reads objects from a buffer starting at `pos`; `resolve_length` resolves `/Length R`.
+
+    The buffer may be a window of a file that starts at byte `origin` of it (messages give
+    file offsets) and, unless `complete`, ends before the file does: a stream running past
+    its end raises NeedMore instead of being cut short."""
+
+    def __init__(self, data: Any, pos: int = 0, resolve_length=None, origin: int = 0, complete: bool = True) -> None:
         self.data = data
         self.pos = pos
         self.resolve_length = resolve_length
+        self.origin, self.complete = origin, complete
 
     # -- tokens --------------------------------------------------------------------------
     def skip(self) -> None:
@@ -131,14 +144,15 @@ class Parser:
         self.skip()
         m = _REGULAR.match(self.data, self.pos)
         if not m:
-            raise PdfSyntaxError(f"expected a keyword at byte {self.pos}")
+            raise PdfSyntaxError(f"expected a keyword at byte {self.origin + self.pos}")
         self.pos = m.end()
         return m.group()
 
     def expect(self, word: bytes) -> None:
         got = self.keyword()
         if got != word:
-            raise PdfSyntaxError(f"expected {word.decode()!r} at byte {self.pos - len(got)}, found {got[:20]!r}")
+            at = self.origin + self.pos - len(got)
+            raise PdfSyntaxError(f"expected {word.decode()!r} at byte {at}, found {got[:20]!r}")
 
     # -- objects -------------------------------------------------------------------------
     def parse(self, depth: int = 0) -> Any:
@@ -224,7 +238,7 @@ class Parser:
                 raise PdfSyntaxError("unterminated dictionary")
             key = self.parse(depth + 1)
             if not isinstance(key, Name):
-                raise PdfSyntaxError(f"dictionary key is not a name near byte {self.pos}")
+                raise PdfSyntaxError(f"dictionary key is not a name near byte {self.origin + self.pos}")
             self.skip()
             if self.data[self.pos:self.pos + 2] == b">>":
                 out[key] = None  # a key without a value: tolerated, reads as null
@@ -233,8 +247,10 @@ class Parser:
 
     def _hex_string(self) -> bytes:
         m = _HEX_STRING.match(self.data, self.pos)
+        if not m and not self.complete and self.data.find(b">", self.pos) < 0:
+            raise NeedMore(8 * len(self.data))
         if not m:
-            raise PdfSyntaxError(f"bad hex string at byte {self.pos}")
+            raise PdfSyntaxError(f"bad hex string at byte {self.origin + self.pos}")
         self.pos = m.end()
         digits = bytes(b for b in m.group(1) if b not in WHITESPACE)
         if len(digits) % 2:
@@ -246,6 +262,8 @@ class Parser:
         out = bytearray()
         while True:
             m = _STRING_SPECIAL.search(data, pos)
+            if not m and not self.complete:
+                raise NeedMore(8 * len(data))
             if not m:
                 raise PdfSyntaxError("unterminated string")
             out += data[pos:m.start()]
@@ -287,11 +305,11 @@ class Parser:
         start = self.pos
         num, gen = self.keyword(), self.keyword()
         if not (num.isdigit() and gen.isdigit()):
-            raise PdfSyntaxError(f"no object header at byte {start}")
+            raise PdfSyntaxError(f"no object header at byte {self.origin + start}")
         self.expect(b"obj")
         ref = Ref(int(num), int(gen))
         if expect is not None and ref.num != expect.num:
-            raise PdfSyntaxError(f"object {expect.num} expected at byte {start}, found {ref.num}")
+            raise PdfSyntaxError(f"object {expect.num} expected at byte {self.origin + start}, found {ref.num}")
         value = self.parse()
         if isinstance(value, dict):
             self.skip()
@@ -309,11 +327,15 @@ class Parser:
         if isinstance(length, Ref) and self.resolve_length is not None:
             length = self.resolve_length(length)
         end = pos + length if isinstance(length, int) and length >= 0 else -1
+        if not self.complete and end + 30 > len(self.data):
+            raise NeedMore(end + 4096 if end >= 0 else 8 * len(self.data))
         tail = self.data[end:end + 30] if end >= 0 else b""
         if end < 0 or end > len(self.data) or b"endstream" not in tail:
             # A wrong /Length: fall back to the endstream keyword, as every reader does.
             found = self.data.find(b"endstream", pos)
             if found < 0:
+                if not self.complete:
+                    raise NeedMore(8 * len(self.data))
                 raise PdfSyntaxError("stream without endstream")
             end = found
             while end > pos and self.data[end - 1] in b"\r\n":
