@@ -148,7 +148,11 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
                 except OSError as exc:
                     raise _cannot_write(path, exc) from None
             if sync:
-                sync_folder(target.parent)
+                try:
+                    sync_folder(target.parent)
+                except OSError as exc:  # renamed, but the folder's entry may not survive a crash
+                    raise OutputError(f"{path}: written, but its folder could not be synced to disk "
+                                      f"({exc.strerror or exc})") from None
         except BaseException:
             _unlink(tmp)
             raise
@@ -270,7 +274,7 @@ def sync_folder(folder: Path) -> None:
     try:
         os.fsync(fd)
     except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.EROFS, errno.EBADF):
+        if exc.errno not in (errno.EINVAL, errno.EROFS, errno.EBADF):  # folders that cannot be synced
             raise
     finally:
         os.close(fd)
@@ -307,11 +311,13 @@ def _ownership(target: Path, shown: Path | str) -> _Keep | None:
     Hard links: the new file is a new inode, so other names of the old one keep the old
     content; that is refused too (say where instead) rather than left to be found out."""
     try:
-        info = os.stat(target)
+        info = os.stat(target, follow_symlinks=False)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise OutputError(f"{shown}: cannot be written ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(info.st_mode):
+        return None  # a link replaced itself (follow=False): whatever it points at is not what is kept
     if info.st_nlink > 1:
         raise OutputError(f"{shown}: has {info.st_nlink - 1} other hard link(s); a new file there would "
                           "leave them on the old content: write elsewhere, or remove the other links")

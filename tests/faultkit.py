@@ -2,8 +2,8 @@
 
 A `sitecustomize.py` on the subprocess's PYTHONPATH wraps the os calls that change files
 (pwrite, write, copy_file_range, ftruncate, fsync, fchown, fchmod, setxattr, replace).
-Calls on a path containing PITHTEX_FAULT_PATH are counted; the PITHTEX_FAULT_AT-th one
-gets PITHTEX_FAULT: `kill` (os._exit before it happens: kill -9 at that boundary),
+Calls on a path containing PITHTEX_FAULT_PATH (exactly that path when it ends in `$`) are
+counted; the PITHTEX_FAULT_AT-th one gets PITHTEX_FAULT: `kill` (os._exit before it happens: kill -9 at that boundary),
 `ENOSPC`/`EDQUOT`/`EIO` (the call fails as a full disk, a quota or a dying disk would),
 or `short` (a write that writes half of what it was given, as full disks and signals do).
 With no fault, the count of boundaries is written to PITHTEX_FAULT_LOG at exit.
@@ -23,6 +23,8 @@ import atexit, errno, os
 _kind = os.environ.get("PITHTEX_FAULT", "")
 _at = int(os.environ.get("PITHTEX_FAULT_AT", "0"))
 _path = os.environ.get("PITHTEX_FAULT_PATH", "")
+_exact = _path.endswith("$")  # "NAME$": that name only, not every path containing it
+_path = _path.removesuffix("$")
 _log = os.environ.get("PITHTEX_FAULT_LOG")
 _seen = []
 
@@ -37,7 +39,8 @@ def _name(x):
 def _wrap(name, where):
     real = getattr(os, name)
     def hooked(*args, **kw):
-        if _path in str(_name(args[where])):
+        name_seen = str(_name(args[where]))
+        if (name_seen == _path) if _exact else (_path in name_seen):
             _seen.append(name)
             if len(_seen) == _at:
                 if _kind == "kill":

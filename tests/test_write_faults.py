@@ -132,14 +132,25 @@ def test_a_failing_disk_is_one_line_exit_2_and_nothing_half_written(tmp_path: Pa
         source.write_bytes(original)
         (tmp_path / "out.pdf").unlink(missing_ok=True)
         proc = run(tmp_path, "stamp", str(source), "--number", BODY, *where, fault=fault, at=k, path=watched)
-        if proc.returncode == 0:  # a failure the write could not notice: the folder's fsync after the rename
-            assert counted.boundaries[k - 1] == "fsync" and k == len(counted.boundaries), proc.stderr
-            continue
         err = assert_clean_error(proc, 2)
         assert str(source if mode == "in-place" else tmp_path / "out.pdf") in err
         assert "bug" not in err
         assert source.read_bytes() == original
         assert not (tmp_path / "out.pdf").exists() and leftovers(tmp_path) == []
+
+
+def test_a_folder_that_cannot_be_synced_is_named(tmp_path: Path):
+    """After the rename, the folder's fsync: its failure (EIO) names the file, exit 2, not a bug."""
+    source = make_pdf(tmp_path / "paper.pdf")
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    proc = run(tmp_path, "stamp", str(source), "--number", BODY, "-o", str(out_dir / "x.pdf"), fault="EIO",
+               at=1, path=f"{out_dir}$")  # the folder itself: only its own fsync
+    counted = run(tmp_path, "stamp", str(source), "--number", BODY, "-o", str(out_dir / "y.pdf"),
+                  path=f"{out_dir}$")
+    assert counted.boundaries == ["fsync"] and (out_dir / "y.pdf").exists()
+    err = assert_clean_error(proc, 2)
+    assert f"{out_dir / 'x.pdf'}: written, but its folder could not be synced to disk (Input/output error)" in err
 
 
 @pytest.mark.parametrize("mode", ["in-place", "-o"])
