@@ -2,8 +2,9 @@
 
 Our own reader instead of pypdf on the hot path: stamping needs the trailer, the catalog,
 Info, the XMP stream and page 1 — a few objects out of thousands — and `import pypdf`
-alone costs more than the whole stamp. The parser works on any bytes-like buffer (an
-mmap of the file), so only the pages touched are ever read.
+alone costs more than the whole stamp. The parser works on any bytes-like buffer: the
+reader gives it a window of the file read at an object's offset, so only what is parsed
+is ever read.
 
 Values: int/float/bool/None, `Name` (decoded, without the slash), `bytes` for strings,
 `Ref`, list, dict (Name keys), `Stream` and `Keyword` (content-stream operators).
