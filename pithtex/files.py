@@ -514,8 +514,8 @@ def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = 
     except BaseException as exc:
         _cut_back(fd, keep)
         if isinstance(exc, OSError):
-            raise OutputError(f"{path}: writing failed ({exc.strerror or exc}); nothing of the "
-                              "update was kept") from None
+            left = "as it was" if keep == size else f"as the original ({keep:,} bytes, without the earlier update)"
+            raise OutputError(f"{path}: writing failed ({exc.strerror or exc}); the file was left {left}") from None
         raise
 
 
