@@ -44,8 +44,9 @@ def start_waiting_writer(tmp: Path, *args: str) -> subprocess.Popen:
     hook.mkdir(exist_ok=True)
     (hook / "sitecustomize.py").write_text(WAIT_HOOK)
     flag = tmp / "waiting"
+    path_var = os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
     proc = subprocess.Popen([EXE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(hook), "WAITING_FLAG": str(flag)})
+                            env={**os.environ, "WAITING_FLAG": str(flag), "PYTHONPATH": path_var})
     deadline = time.monotonic() + 60
     while not flag.exists():
         assert proc.poll() is None, ("the second writer did not wait for the lock", proc.communicate())
