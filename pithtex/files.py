@@ -490,7 +490,7 @@ def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = 
        length of the final one), fsync: on disk, and the file still reads as the original,
        with an unreferenced pithtex update after it, which `facts.unfinished_update` names;
     3. `tail[commit:]` (the final `startxref`/`%%EOF`) over `interim`: one small write
-       inside one block, which makes readers see the update; fsync.
+       inside one block, which makes readers see the update (left to the kernel to sync).
     A kill between any two of these leaves the original, the stamped file or the state of
     step 2, which inspect, stamp and --revert recognise. Any failure seen here (a full disk,
     Ctrl-C) cuts the file back to `keep`. A length that changed since it was read (a writer
@@ -510,7 +510,8 @@ def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = 
             pwrite_all(fd, tail[:commit] + interim, keep)
             os.fsync(fd)
             pwrite_all(fd, tail[commit:], keep + commit)
-            os.fsync(fd)
+            # No fsync here: a power cut that loses only this write leaves step 2's state,
+            # which stamp and --revert recognise; one fsync less is most of the stamp's time.
     except BaseException as exc:
         _cut_back(fd, keep)
         if isinstance(exc, OSError):
