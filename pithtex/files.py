@@ -456,11 +456,19 @@ def locked(path: Path, *, write: bool = True) -> Iterator[int]:
                                    "try again when it is done") from None
                     time.sleep(delay)
                     delay = min(delay * 2, 0.05)
+                except OSError as exc:
+                    if exc.errno not in _NO_LOCKS:
+                        raise OutputError(f"{path}: cannot lock it ({exc.strerror or exc})") from None
+                    break  # a file system without locks: rewrite_tail's size check is the guard left
             if _same_inode(fd, path):
                 yield fd
                 return
         finally:
             os.close(fd)  # closing drops the lock
+
+
+# flock unsupported here (some network and FUSE file systems).
+_NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
 
 
 def _lock_wait() -> float:
