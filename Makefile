@@ -8,12 +8,12 @@ BIN := $(VENV)/bin
 PITHTEX := $(BIN)/pithtex
 OUT := out
 
-# TeX Live for every route arXiv runs (plus LuaLaTeX), the PDF tools the tests compare
-# against, and Chromium and Firefox ESR for the in-browser <pith-badge> tests.
+# TeX Live for every route arXiv runs (plus LuaLaTeX), LaTeXML (arXiv's HTML route), the PDF
+# tools the tests compare against, and Chromium and Firefox ESR for the in-browser <pith-badge> tests.
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
 	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
-	chromium firefox-esr fonts-dejavu-core
+	chromium firefox-esr fonts-dejavu-core latexml
 
 .PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \
 	texlive-matrix doc
@@ -92,12 +92,13 @@ bench: venv system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 # The release: sdist and wheel from pyproject.toml (version from pithtex/brand.py, the same
-# one pith.sty declares), then twine's check of what PyPI would show.
+# one pith.sty declares), then twine's check of what PyPI would show. Built with the venv's
+# own setuptools (a dev dependency), so a release needs no network (tests/test_release.py).
 dist: venv
 	$(PITHTEX) render --check
 	rm -rf dist
-	$(BIN)/python -m build --outdir dist .
-	$(BIN)/twine check --strict dist/*
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m twine check --strict dist/*
 	$(MAKE) --no-print-directory web-pack
 
 # pith.zip as CTAN expects a package: one top folder pith/ with the README, the .sty, the
@@ -131,10 +132,11 @@ clean:
 # TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
 # Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under
 # TEXLIVE_CACHE, built once from the Debian mirror apt already uses. cm-super and lmodern
-# give T1/TS1 text Type 1 fonts there (microtype's expansion refuses bitmap fonts).
+# give T1/TS1 text Type 1 fonts there (microtype's expansion refuses bitmap fonts); latexml
+# there is 0.8.8 on forky (bench/latexml.py compares it with the system's 0.8.7).
 TEXLIVE_CACHE ?= /var/cache/pithtex-texlive
 TEXLIVE_SUITES ?= system trixie forky
-TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super lmodern
+TEXLIVE_CHROOT_PACKAGES := $(filter texlive-%,$(APT_PACKAGES)) ghostscript cm-super lmodern latexml
 
 texlive-matrix: venv system-packages
 	@for suite in $(filter-out system,$(TEXLIVE_SUITES)); do \

@@ -44,6 +44,7 @@ class BadgeState:
     word: str | None = None
     reason: str = "no record was checked"
     key_id: str | None = None
+    signer: str | None = None  # brand.signed_by_registry / signed_by_added, when verified
 
     def __post_init__(self) -> None:
         if self.word is not None and self.word not in brand.STATES:
@@ -67,7 +68,8 @@ def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: Any =
 
     report = verify_document(document, keys, expect=number)
     if report.verified and report.number.body == number.body:
-        return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id)
+        return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id,
+                          report.signer)
     return state_of_report(report)
 
 
@@ -75,7 +77,7 @@ def state_of_report(report: Any) -> BadgeState:
     """The badge state of a `verify.Report`: its exit code's word, and the first check not passed."""
     word = brand.STATE_OF_EXIT[report.exit_code]
     if word == brand.VERIFIED:
-        return BadgeState(word, f"hash and signature by {report.key_id} checked", report.key_id)
+        return BadgeState(word, f"hash and signature by {report.key_id} checked", report.key_id, report.signer)
     wanted = "fail" if word == brand.INVALID else "unknown"
     problems = [f"{name}: {c.detail}" for name, c in report.checks.items() if c.status == wanted]
     return BadgeState(word, problems[0] if problems else "the record did not verify", report.key_id)
@@ -124,7 +126,8 @@ def alt_text(number: PithNumber) -> str:
 def svg_title(number: PithNumber, state: BadgeState) -> str:
     name = number.long or number.prefixed
     if state.word == brand.VERIFIED:
-        return f"{name}, verified: the record hashes to this number and {state.key_id} signed that hash"
+        signer = state.signer or brand.signed_by_registry(str(state.key_id))
+        return f"{name}, verified: the record hashes to this number, {signer}"
     if state.word == brand.INVALID:
         return f"{name}, invalid: the record fails its check ({_capped(state.reason)})"
     if state.word == brand.UNCHECKED:
@@ -210,8 +213,12 @@ def png(number: PithNumber, state: BadgeState | None = None, theme: str = "light
         _paint(pixels, img.size, box, _polyline(points, half), t.message_fg.rgb)
     _round_corners(pixels, img.size, 3 * s)
     _png_texts(img, number, state, t, lay, s)
+    from PIL.PngImagePlugin import PngInfo
+
+    info = PngInfo()
+    info.add_itxt("Title", svg_title(number, state))  # what the SVG's <title> says, in words
     out = io.BytesIO()
-    img.save(out, "PNG", optimize=True)
+    img.save(out, "PNG", optimize=True, pnginfo=info)
     return out.getvalue()
 
 

@@ -30,6 +30,26 @@ STATES: dict[str, int] = {VERIFIED: 0, INVALID: 1, UNCHECKED: 3}
 STATE_OF_EXIT: dict[int, str] = {code: word for word, code in STATES.items()}
 CHECKING = "checking"  # the web element's word while its check runs (drawn in unchecked_bg)
 
+# Whose key signed a record, in the words every output uses (CLI lines, --json, the SVG and
+# PNG titles; pith-badge.js says the same with ADDED_BY_PAGE). "verified" by a key someone
+# added is never worded like a registry signature.
+ADDED_BY_OPTION = "--keys"  # the command line's option
+ADDED_BY_PAGE = "this page"  # the web element: its keys attribute or window.pithBadge.keys
+
+
+def signed_by_registry(key_id: str) -> str:
+    return f"signed by {key_id}, a pinned Pith registry key"
+
+
+def signed_by_added(key_id: str, added_by: str) -> str:
+    return f"signed by {key_id}, a key {added_by} added, not the Pith registry"
+
+
+def key_id_clash(source: str, key_id: str) -> str:
+    """Why a key offered beside the registry's was refused: it took a pinned key's id."""
+    return (f"{source}: key {key_id!r} takes the id of a pinned Pith registry key; refused "
+            "(the pinned key stays the only key of that id)")
+
 
 class Colour(Frozen):
     """An sRGB colour; `hex` for SVG/HTML, `rgb01` for PDF and LaTeX."""

@@ -79,6 +79,8 @@ def _log_tail(log: Path, lines: int = 12) -> str:
 def main(argv: list[str]) -> int:
     out_dir = Path(argv[0]) if argv else Path("out") / "doc"
     try:
+        # `make doc` in a fresh clone: out/ is not in git, and this build tool (unlike -o) makes it.
+        out_dir.mkdir(parents=True, exist_ok=True)
         pdf = build(out_dir)
     except (ManualError, subprocess.TimeoutExpired, OSError) as exc:
         print(f"pithtex: manual: {exc}", file=sys.stderr)

@@ -88,6 +88,22 @@ def logo_path(dialect: str) -> str:
     return "~".join(parts)
 
 
+# The logo's height in the badge (the PDF route's box is 1.6ex high, see pith.sty.j2).
+_LOGO_EX = 1.6
+
+
+def logo_picture() -> str:
+    """The brand logo as LaTeX picture commands in logo units, for LaTeXML's HTML (inline SVG)."""
+    parts = []
+    for c in brand.LOGO:
+        if c.stroke > 0:
+            parts.append(f"\\linethickness{{{_num(c.stroke * _LOGO_EX / brand.LOGO_SIZE)}ex}}"
+                         f"\\put({_num(c.cx)},{_num(c.cy)}){{\\circle{{{_num(2 * c.r)}}}}}")
+        else:
+            parts.append(f"\\put({_num(c.cx)},{_num(c.cy)}){{\\circle*{{{_num(2 * c.r)}}}}}")
+    return "".join(parts)
+
+
 def context() -> dict[str, object]:
     """Everything the templates may use, all from `brand`."""
     colour = brand.PRINT_COLOUR
@@ -108,6 +124,8 @@ def context() -> dict[str, object]:
         "logo_size_int": int(brand.LOGO_SIZE),
         "logo_pdf": logo_path("pdf"),
         "logo_ps": logo_path("ps"),
+        "logo_unit": f"{_num(_LOGO_EX / brand.LOGO_SIZE)}ex",
+        "logo_picture": logo_picture(),
         "example_body": sty_options.EXAMPLE_BODY,
         "options": sty_options.OPTIONS,
         "messages": sty_options.MESSAGES,

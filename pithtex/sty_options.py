@@ -88,6 +88,10 @@ MESSAGES: tuple[Message, ...] = (
             f"example \\pithnumber{{{EXAMPLE_BODY}}}. The forms pith:BODY and pith:YYYY:BODY are "
             f"accepted too, in any case. Copy the number from its page on {brand.BASE_URL}. No badge "
             "and no metadata are written for an invalid number."),
+    Message("invalid-macro", "error", "Invalid Pith Number '#1': its macros expand to '#2', and #3.",
+            "\\pithnumber expands the macros in its argument fully (as \\protected@edef does: a robust "
+            "command stays as it is), then reads what they give as the number. Define the macro with "
+            f"\\newcommand to hold the number alone, for example {EXAMPLE_BODY}, or give the number itself."),
     Message("bad-choice", "error", "Unknown value '#2' for the option #1; use one of #3.",
             "The option keeps its previous value. The manual lists every option and its values."),
     Message("twice", "warning", "\\pithnumber given twice: keeping #1, ignoring '#2'.",

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from . import brand
 from .errors import KeyError_
 from .files import InputError, read_input
 
@@ -32,6 +33,20 @@ def fingerprint(raw_public_key: bytes) -> str:
 class PublicKey:
     key_id: str
     raw: bytes = field(repr=False)
+    # Who trusted a key beside the registry's (brand.ADDED_BY_OPTION, ...); None for keys as loaded.
+    added_by: str | None = None
+
+    @property
+    def registry(self) -> bool:
+        """True only for a pinned registry key itself: same id and same key bytes."""
+        pinned = pinned_keys().get(self.key_id)
+        return pinned is not None and pinned.raw == self.raw
+
+    def signer(self) -> str:
+        """Whose signature this key makes, in the one wording of brand.py."""
+        if self.registry:
+            return brand.signed_by_registry(self.key_id)
+        return brand.signed_by_added(self.key_id, self.added_by or brand.ADDED_BY_OPTION)
 
     @property
     def fingerprint(self) -> str:
@@ -59,6 +74,7 @@ class KeyRing:
 
     def __init__(self, keys: list[PublicKey] | None = None) -> None:
         self._keys: dict[str, PublicKey] = {}
+        self.refused: list[str] = []  # why keys offered to `extended` were not taken, one line each
         for key in keys or []:
             self.add(key)
 
@@ -74,8 +90,19 @@ class KeyRing:
     def __len__(self) -> int:
         return len(self._keys)
 
-    def extended(self, other: KeyRing) -> KeyRing:
-        return KeyRing([*self, *other])
+    def extended(self, other: KeyRing, added_by: str = brand.ADDED_BY_OPTION, source: str = "") -> KeyRing:
+        """This ring plus `other`'s keys, each marked as added by `added_by`. A key whose id is
+        a pinned registry key's is never taken: the pinned key stays, and `refused` says why
+        (the same key under its own id is taken silently: it changes nothing)."""
+        ring = KeyRing(list(self))
+        ring.refused = list(self.refused)
+        for key in other:
+            if pinned_keys().get(key.key_id) is not None:
+                if not PublicKey(key.key_id, key.raw).registry:
+                    ring.refused.append(brand.key_id_clash(source or added_by, key.key_id))
+                continue
+            ring.add(PublicKey(key.key_id, key.raw, added_by))
+        return ring
 
 
 def keys_from_json(document: Any, source: str) -> list[PublicKey]:

@@ -9,14 +9,18 @@ graph, citations, links) is unsigned and is not vouched for.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from . import titles
 from .arxivid import ArxivId, source_problem
-from .brand import STATE_OF_EXIT
-from .errors import InvalidNumber
+from .brand import ADDED_BY_OPTION, STATE_OF_EXIT
+from .errors import InvalidNumber, PithError
 from .number import PithAlias, PithNumber, parse_reference
 from .record import canonical_of, canonical_sha256, submitted_year, title_sha256
-from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, decode_signature, pinned_keys
+from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, PublicKey, decode_signature, pinned_keys
+
+if TYPE_CHECKING:
+    from .pdf.shown import Shown
 
 Status = Literal["pass", "fail", "unknown"]
 PASS: Status = "pass"
@@ -24,6 +28,8 @@ FAIL: Status = "fail"
 UNKNOWN: Status = "unknown"
 
 EXIT_VERIFIED, EXIT_FAILED, EXIT_UNDECIDED = 0, 1, 3
+# Checks that, when run, must pass for "verified" (not merely not fail): the PDF is the paper.
+REQUIRED_IF_PRESENT = ("paper",)
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,9 @@ class Report:
     key_id: str | None = None
     checks: dict[str, Check] = field(default_factory=dict)
     asked: PithNumber | None = None  # the number the user asked for (`expect`), if any
+    signer: str | None = None  # brand.signed_by_registry / signed_by_added, once a signature held
+    registry_signed: bool = False  # the signature that held is a pinned registry key's
+    title: str | None = None  # the record's title, when it hashes to title_canon_sha256 (`record_title`)
 
     @property
     def headline_number(self) -> PithNumber:
@@ -51,9 +60,19 @@ class Report:
 
     @property
     def verified(self) -> bool:
-        """True only when nothing failed and a pinned key's signature over the hash held."""
+        """True only when nothing failed, a trusted key's signature over the hash held, and
+        (for a PDF) the PDF was shown to be the record's paper."""
         signature = self.checks.get("signature")
-        return not self.failed and signature is not None and signature.status == PASS
+        required = [self.checks[name] for name in REQUIRED_IF_PRESENT if name in self.checks]
+        return (not self.failed and signature is not None and signature.status == PASS
+                and all(c.status == PASS for c in required))
+
+    @property
+    def verdict(self) -> str:
+        """The state word; for a record verified under a key someone added, never the bare word:
+        "verified, signed by KEY, a key --keys added, not the Pith registry"."""
+        word = STATE_OF_EXIT[self.exit_code]
+        return f"{word}, {self.signer}" if self.verified and not self.registry_signed and self.signer else word
 
     @property
     def exit_code(self) -> int:
@@ -71,6 +90,10 @@ class Report:
             "url": self.number.url,
             "canonical_sha256": self.canonical_sha256,
             "key_id": self.key_id,
+            "registry_signed": self.verified and self.registry_signed,
+            "verdict": self.verdict,
+            "signer": self.signer if self.verified else None,
+            "title": self.title,
             "checks": {name: c.status for name, c in self.checks.items()},
             "details": {name: c.detail for name, c in self.checks.items()},
         }
@@ -106,8 +129,11 @@ def verify_document(
         checks["title"] = _check_title(record, title)
     if arxiv is not None:
         checks["arxiv"] = Check(*source_problem(record, arxiv))
-    receipt_checks, report.key_id = _check_receipt(receipt, digest, keys or pinned_keys())
+    report.title = record_title(document, title)[0]
+    receipt_checks, report.key_id, key = _check_receipt(receipt, digest, keys or pinned_keys())
     checks.update(receipt_checks)
+    if key is not None and checks["signature"].status == PASS:
+        report.signer, report.registry_signed = key.signer(), key.registry
     return report
 
 
@@ -185,9 +211,14 @@ def _check_aliases(document: dict[str, Any], number: PithNumber) -> Check | None
 
 
 def _check_expected(expect: PithNumber, number: PithNumber) -> Check:
-    if expect.body == number.body:
-        return Check(PASS, f"the record is the one asked for ({expect.body})")
-    return Check(FAIL, f"asked for {expect.body}, but the record hashes to {number.body}")
+    if expect.body != number.body:
+        return Check(FAIL, f"asked for {expect.body}, but the record hashes to {number.body}")
+    if expect.year is not None and expect.year != number.year:
+        held = f"its submitted_at is in {number.year}" if number.year is not None else "it has no submitted_at year"
+        return Check(FAIL, f"{expect.long} names year {expect.year}, but the record is of {number.body} and {held}")
+    if expect.year is not None:
+        return Check(PASS, f"the record is the one asked for ({expect.long}: submitted_at is in {expect.year})")
+    return Check(PASS, f"the record is the one asked for ({expect.body})")
 
 
 def _check_title(record: dict[str, Any], title: str) -> Check:
@@ -202,9 +233,9 @@ def _check_title(record: dict[str, Any], title: str) -> Check:
 
 def _check_receipt(
     receipt: dict[str, Any] | None, digest: bytes, keys: KeyRing
-) -> tuple[dict[str, Check], str | None]:
+) -> tuple[dict[str, Check], str | None, PublicKey | None]:
     if receipt is None:
-        return {"receipt": Check(UNKNOWN, "no receipt: nothing signed this record")}, None
+        return {"receipt": Check(UNKNOWN, "no receipt: nothing signed this record")}, None, None
     key_id = receipt.get("key_id") if isinstance(receipt.get("key_id"), str) else None
     checks: dict[str, Check] = {}
     algorithm, message = receipt.get("algorithm"), receipt.get("signed_message")
@@ -212,23 +243,96 @@ def _check_receipt(
         checks["receipt"] = Check(
             UNKNOWN, f"receipt uses {algorithm!r} over {message!r}; only {ALGORITHM} over {SIGNED_MESSAGE}"
         )
-        return checks, key_id
+        return checks, key_id, None
     checks["receipt"] = Check(PASS, f"{ALGORITHM} over {SIGNED_MESSAGE}")
     key = keys.get(key_id) if key_id else None
     if key is None:
         checks["key"] = Check(UNKNOWN, f"key {key_id!r} is not a pinned registry key")
         checks["signature"] = Check(UNKNOWN, "cannot be checked without a trusted key")
-        return checks, key_id
+        return checks, key_id, None
+    whose = "pinned" if key.registry else f"a key {key.added_by or ADDED_BY_OPTION} added, not the Pith registry"
     stated_fp = receipt.get("public_key_fingerprint")
     if stated_fp is not None and str(stated_fp).lower() != key.fingerprint:
-        checks["key"] = Check(FAIL, f"receipt names fingerprint {stated_fp}, pinned {key_id} is {key.fingerprint}")
+        checks["key"] = Check(FAIL, f"receipt names fingerprint {stated_fp}, {key_id} ({whose}) "
+                              f"is {key.fingerprint}")
     else:
-        checks["key"] = Check(PASS, f"{key_id} is pinned (fingerprint {key.fingerprint})")
+        checks["key"] = Check(PASS, f"{key_id} is {whose} (fingerprint {key.fingerprint})")
     signature = decode_signature(receipt.get("signature_b64"))
     if signature is None:
         checks["signature"] = Check(FAIL, "signature_b64 is not a base64 Ed25519 signature (64 bytes)")
     elif key.verify(signature, digest):
-        checks["signature"] = Check(PASS, f"valid Ed25519 signature by {key_id} over the hash")
+        checks["signature"] = Check(PASS, f"valid Ed25519 signature over the hash: {key.signer()}")
     else:
         checks["signature"] = Check(FAIL, f"the signature does not verify under {key_id}")
-    return checks, key_id
+    return checks, key_id, key
+
+
+# -- the PDF is the paper ------------------------------------------------------------------
+def record_title(document: dict[str, Any], given: str | None = None) -> tuple[str | None, str]:
+    """The record's title once authenticated, and how; or None and why not. The signature covers
+    only title_canon_sha256, so a title is taken (--title first, then the unsigned paper.title)
+    only when it hashes to it by the one title rule (record.title_sha256)."""
+    try:
+        stated = (canonical_of(document).get("metadata") or {}).get("title_canon_sha256")
+    except PithError:
+        stated = None
+    if not isinstance(stated, str):
+        return None, "the record states no title_canon_sha256, so no title can be authenticated"
+    paper = document.get("paper") if isinstance(document.get("paper"), dict) else {}
+    candidates = [("--title", given), ("the record's paper.title", paper.get("title"))]
+    tried = []
+    for where, text in candidates:
+        if isinstance(text, str) and text.strip():
+            if title_sha256(text) == stated.lower():
+                return text, f"{where} hashes to title_canon_sha256"
+            tried.append(f"{where} {_quoted(text)}")
+    if not tried:
+        return None, "the record has no paper.title (and no --title was given) to hash to title_canon_sha256"
+    return None, f"{' and '.join(tried)} do{'es' if len(tried) == 1 else ''} not hash to title_canon_sha256"
+
+
+def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None) -> Check:
+    """Does the PDF (what `pdf.shown.shown_of` read) show the record's paper? PASS when page 1,
+    the title pith.sty typeset, or Info/XMP carry the authenticated title; FAIL when the PDF
+    names an unrelated title that it also typeset (pith.sty's record of it, or page 1's text);
+    UNKNOWN otherwise, saying what was found. A genuine PDF with a stray Info /Title or no text
+    layer is never FAIL: nothing there shows it is another paper."""
+    wanted, how = record_title(document, title)
+    if wanted is None:
+        return Check(UNKNOWN, f"cannot tell which paper this PDF must show: {how}")
+    named = shown.named()
+    typeset = shown.pith_title
+    if typeset and titles.is_title(typeset) and titles.unrelated(wanted, typeset):
+        return Check(FAIL, f"the PDF is of another paper: pith.sty typeset the title {_quoted(typeset)}, "
+                     f"the record's is {_quoted(wanted)}")
+    if shown.has_text and titles.shows(wanted, shown.page1 or ""):
+        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} ({how})")
+    for where, text in named:
+        if titles.same(wanted, text):
+            reason = "page 1's text does not show it" if shown.has_text else "page 1 has no text layer"
+            return Check(PASS, f"{where} is the record's title {_quoted(wanted)} ({how}; {reason})")
+    largest = shown.largest or ""
+    for where, text in named:
+        # Another paper only when the PDF also sets that title as its title (page 1's largest
+        # text): a stray Info /Title (a DOI, arXiv's stamp, a template's) proves nothing.
+        if titles.is_title(text) and titles.unrelated(wanted, text) and titles.shows(text, largest):
+            return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is the title set "
+                         f"on page 1, the record's title {_quoted(wanted)} is not on page 1")
+    return Check(UNKNOWN, _not_shown(wanted, shown, named))
+
+
+def _not_shown(wanted: str, shown: Shown, named: list[tuple[str, str]]) -> str:
+    if shown.problem:
+        found = shown.problem
+    elif not shown.has_text:
+        found = "page 1 has no text layer"
+    else:
+        found = f"page 1 does not show the record's title {_quoted(wanted)}"
+        if shown.largest:
+            found += f" (its largest text reads {_quoted(shown.largest)})"
+    others = "; ".join(f"{where} reads {_quoted(text)}" for where, text in named)
+    return f"{found}{'; ' + others if others else ''}; cannot tell that this PDF is the record's paper"
+
+
+def _quoted(text: str) -> str:
+    return '"' + titles.shorten(titles.readable(text)) + '"'

@@ -132,17 +132,19 @@ def integrity(text: str) -> str:
 
 
 def embed_snippet(number: PithNumber, script_url: str = SCRIPT_NAME, src: str | None = None,
-                  theme: str | None = None, cdn: bool = False, base_url: str | None = None) -> str:
+                  theme: str | None = None, cdn: bool = False, base_url: str | None = None,
+                  link_base: str | None = None) -> str:
     """The HTML to paste: the script tag and a <pith-badge> whose light DOM is a plain linked badge.
     With `cdn`, the script is the npm package's ES module from a CDN, pinned by its hash (its
-    resolver is the default one, so another `base_url` goes into the element's attribute)."""
+    resolver is the default one, so another `base_url` goes into the element's attribute). The
+    fallback link (no script) goes to the number's page on `link_base`, else on `base_url`."""
     script = {"src": script_url, "module": False, "integrity": None}
     if cdn:
         script = {"src": cdn_url(), "module": True, "integrity": integrity(render_script(module=True))}
     return render_template(
         "embed.html.j2",
         number=number,
-        url=number.url,
+        url=number.url_at(link_base or base_url or brand.BASE_URL),
         script=script,
         src=src,
         base_url=base_url,

@@ -16,6 +16,8 @@ from .resolverkit import FakeResolver, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_PATH = ROOT / "examples" / "seed-record.json"
+# The seed record's title: a PDF stamped with --record must show it on page 1 (or in Info /Title).
+SEED_TITLE = "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM"
 FIXTURE_PDFS = ROOT / "tests" / "fixtures" / "pdf"
 BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 SEED_SHA256 = "c055d7cc0a74857c6acc5a101f8d983fa34422542eeacc6a32799b3cc6c9e5cf"

@@ -73,12 +73,15 @@ def show_encryption(path: Path, password: str = "") -> str:
                           capture_output=True, text=True, timeout=60).stdout
 
 
-def pdfa_file(path: Path, part: str) -> Path:
-    """A one-page pikepdf file whose XMP claims PDF/A-`part`b (a claim only, not a valid PDF/A)."""
+def pdfa_file(path: Path, part: str, title: str | None = None) -> Path:
+    """A one-page pikepdf file whose XMP claims PDF/A-`part`b (a claim only, not a valid PDF/A),
+    with `title` as its XMP dc:title when given."""
     with pikepdf.new() as pdf:
         pdf.add_blank_page()
         with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["pdfaid:part"] = part
             meta["pdfaid:conformance"] = "B"
+            if title is not None:
+                meta["dc:title"] = title
         pdf.save(path)
     return path

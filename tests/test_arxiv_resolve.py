@@ -118,7 +118,9 @@ def test_old_style_id_is_sent_encoded(fake, tmp_path):
     fake.route(RESOLVE, Reply.json({"pith_number": doc["pith_number"]}))
     fake.record(PithNumber.parse(doc["pith_number"]).body, Reply.json(doc))
     p = cli(fake, tmp_path, "verify", "hep-th/9901001v2", "--keys", str(key.key_file(tmp_path)))
-    assert p.returncode == 0 and "  verified  (arXiv:hep-th/9901001v2 via" in p.stdout, p.stdout + p.stderr
+    # a key from --keys verifies, worded as such: never as the registry's signature
+    assert p.returncode == 0 and ("  verified, signed by lab-key, a key --keys added, not the Pith registry  "
+                                  "(arXiv:hep-th/9901001v2 via") in p.stdout, p.stdout + p.stderr
     assert fake.requests[0].path == f"{RESOLVE}?arxiv=hep-th%2F9901001v2&json=true"
 
 

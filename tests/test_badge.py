@@ -82,7 +82,7 @@ def test_verified_svg(theme):
     lay = badge.layout(N, brand.VERIFIED)
     assert lay.status > 0 and root.get("width") == str(lay.width) == str(lay.label + lay.message + lay.status)
     assert root.get("aria-label") == "pith: YBK5PTAK, verified"
-    assert "pith-v1-2026-05 signed" in root.find(SVG_NS + "title").text
+    assert "signed by pith-v1-2026-05, a pinned Pith registry key" in root.find(SVG_NS + "title").text
     fills = [r.get("fill") for r in root.iter(SVG_NS + "rect")]
     assert brand.THEMES[theme].verified_bg.hex in fills
     assert [x.text for x in root.iter(SVG_NS + "text") if x.get("aria-hidden") != "true"][-1] == "verified"
@@ -101,7 +101,7 @@ def test_hostile_text_is_escaped_into_valid_xml():
     state = badge.BadgeState(brand.VERIFIED, "x", key_id='k<&">\'</title><script>')
     text = badge.svg(N, state)
     root = parse(text)  # well-formed despite the key id
-    assert "<script>" not in text and root.find(SVG_NS + "title").text.endswith("signed that hash")
+    assert "<script>" not in text and root.find(SVG_NS + "title").text.endswith("a pinned Pith registry key")
     assert badge.esc("<a & 'b'>") == "&lt;a &amp; &#x27;b&#x27;&gt;"
 
 

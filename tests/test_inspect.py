@@ -22,6 +22,7 @@ TEX = r"""
 <rdf:Description rdf:about="" xmlns:pith="@NS@"><pith:number>@BODY@</pith:number><pith:url>@URL@</pith:url>
 </rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>}
 \pdfcatalog{/Metadata \the\pdflastobj\space 0 R}
+Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM\par
 \leavevmode\pdfstartlink user{/Subtype/Link/A<</S/URI/URI(@URL@)>>}pith:YBK5PTAK\pdfendlink
 \bye
 """

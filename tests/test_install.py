@@ -89,8 +89,11 @@ def test_the_wheel_alone_verifies_writes_sty_checks_badges_stamps_and_inspects(i
     assert (paper / "badge.svg").read_text().startswith("<svg")
 
     shutil.copyfile(fixture_pdf("004"), work / "in.pdf")
-    stamp = run([pithtex, "stamp", "in.pdf", "--record", "record.json", "-o", "out.pdf"], work)
-    assert stamp.returncode == 0, stamp.stderr
+    # that PDF is not the record's paper: refused, stamped with --force (which says so)
+    refused = run([pithtex, "stamp", "in.pdf", "--record", "record.json", "-o", "out.pdf"], work)
+    assert refused.returncode == 1 and "not stamped with record.json" in refused.stderr, refused.stderr
+    stamp = run([pithtex, "stamp", "in.pdf", "--record", "record.json", "-o", "out.pdf", "--force"], work)
+    assert stamp.returncode == 0 and "stamped anyway (--force)" in stamp.stderr, stamp.stderr
     inspect = run([pithtex, "inspect", "out.pdf", "--json"], work)
     assert inspect.returncode == 0 and f'"number": "{BODY}"' in inspect.stdout, inspect.stdout + inspect.stderr
 

@@ -109,16 +109,22 @@ def test_etag_cache_and_offline_through_the_cli(fake, tmp_path):
 def test_pdf_argument_reads_the_number_then_fetches(fake, tmp_path):
     from pypdf import PdfWriter
 
-    writer = PdfWriter()
-    writer.add_blank_page(200, 200)
-    writer.add_metadata({"/PithNumber": BODY, "/PithURL": f"https://pith.science/pith/{BODY}"})
-    pdf = tmp_path / "paper.pdf"
-    with pdf.open("wb") as handle:
-        writer.write(handle)
     fake.record(BODY, Reply.json(seed_doc()))
-    p = online(fake, tmp_path, str(pdf), "--online", "--json")
-    assert p.returncode == 0, p.stderr
-    assert as_json(p)["verified"] is True and fake.hits(PATH)
+    for title, code in ((seed_doc()["paper"]["title"], 0), (None, 3)):
+        writer = PdfWriter()
+        writer.add_blank_page(200, 200)
+        writer.add_metadata({"/PithNumber": BODY, "/PithURL": f"https://pith.science/pith/{BODY}",
+                             **({"/Title": title} if title else {})})
+        pdf = tmp_path / "paper.pdf"
+        with pdf.open("wb") as handle:
+            writer.write(handle)
+        p = online(fake, tmp_path, str(pdf), "--online", "--json")
+        assert p.returncode == code, p.stderr
+        report = as_json(p)
+        assert report["verified"] is (code == 0) and fake.hits(PATH)
+        # a blank page says nothing of which paper it is: only its Info /Title can
+        said = "Info /Title is the record's title" if title else "page 1 has no text layer"
+        assert said in report["details"]["paper"]
     bare = PdfWriter()
     bare.add_blank_page(200, 200)
     with (tmp_path / "bare.pdf").open("wb") as handle:

@@ -85,9 +85,11 @@ def _opens(path: Path) -> bool:
 
 @pytest.mark.parametrize("variant", ["aes-128-R4", "aes-256-R6", "rc4-128-R3"])
 def test_badge_and_attachment_are_encrypted_too(samples, tmp_path: Path, variant: str):
-    from .conftest import SEED_PATH
+    from .conftest import SEED_PATH, SEED_TITLE
+    from .pdfkit import make_pdf
 
-    locked = encrypt(samples["table.pdf"], tmp_path / "in.pdf", variant)
+    # Info /Title is encrypted too: stamp --record reads it to know the PDF is the record's paper
+    locked = encrypt(make_pdf(tmp_path / "plain.pdf", title=SEED_TITLE), tmp_path / "in.pdf", variant)
     out = tmp_path / "out.pdf"
     proc = pithtex_cli("stamp", str(locked), "-o", str(out), "--record", str(SEED_PATH), "--badge",
                        "--attach-record")

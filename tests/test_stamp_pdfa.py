@@ -13,7 +13,7 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from .conftest import BODY, SEED_PATH, assert_clean_error, pithtex_cli
+from .conftest import BODY, SEED_PATH, SEED_TITLE, assert_clean_error, pithtex_cli
 from .pdfkit import pdfa_file
 
 
@@ -51,7 +51,7 @@ def test_badge_is_refused_then_forced_without_a_false_claim(tmp_path: Path, part
 
 @pytest.mark.parametrize("part,allowed", [("1", False), ("2", False), ("3", True)])
 def test_attach_record_follows_the_same_policy(tmp_path: Path, part: str, allowed: bool):
-    inp = pdfa_file(tmp_path / "a.pdf", part)
+    inp = pdfa_file(tmp_path / "a.pdf", part, title=SEED_TITLE)
     out = tmp_path / "out.pdf"
     args = ["stamp", str(inp), "--record", str(SEED_PATH), "--attach-record", "-o", str(out)]
     if allowed:

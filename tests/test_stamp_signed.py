@@ -90,3 +90,25 @@ def test_badge_on_signed_pdf_refused_unless_forced(credentials, tmp_path: Path):
     assert forced.returncode == 0 and "invalidates its certification" in forced.stderr
     status = validate(out, credentials)
     assert status.intact and status.modification_level != ModificationLevel.LTA_UPDATES
+
+
+def test_default_namespace_xmp_of_a_signed_pdf_stays_valid(credentials, tmp_path: Path, monkeypatch):
+    """A packet with a default namespace beside a prefix (pyHanko refused the change when the
+    merge wrote `xmlns:=`): the stamped XMP parses and the signature still validates."""
+    from .test_xmp_packets import DEFAULT_NS, pdf_with
+
+    signed = tmp_path / "signed.pdf"
+    # Signed as other signers leave a file, the packet untouched (pyHanko would rewrite it).
+    monkeypatch.setattr(IncrementalPdfFileWriter, "_update_meta", lambda _self: None)
+    sign(pdf_with(tmp_path / "in.pdf", DEFAULT_NS), signed, credentials, certify=True)
+    monkeypatch.undo()
+    import pikepdf
+
+    with pikepdf.open(signed) as pdf:
+        assert pdf.Root.Metadata.read_bytes() == DEFAULT_NS
+    out = tmp_path / "stamped.pdf"
+    proc = pithtex_cli("stamp", str(signed), "--number", BODY, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    status = validate(out, credentials)
+    assert status.intact and status.valid and status.bottom_line and status.docmdp_ok
+    assert status.modification_level == ModificationLevel.LTA_UPDATES

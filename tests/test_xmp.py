@@ -146,9 +146,9 @@ def test_info_strings_survive_with_escapes(tmp_path: Path):
 
 
 def test_attach_record_on_pdfa3_is_an_associated_file(tmp_path: Path):
-    from .conftest import SEED_PATH, pithtex_cli
+    from .conftest import SEED_PATH, SEED_TITLE, pithtex_cli
 
-    inp = pdfa_file(tmp_path / "a3.pdf", "3")
+    inp = pdfa_file(tmp_path / "a3.pdf", "3", title=SEED_TITLE)
     out = tmp_path / "out.pdf"
     proc = pithtex_cli("stamp", str(inp), "--record", str(SEED_PATH), "--attach-record", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
@@ -160,9 +160,9 @@ def test_attach_record_on_pdfa3_is_an_associated_file(tmp_path: Path):
 
 
 def test_attach_record_on_pdfa2_needs_force(tmp_path: Path):
-    from .conftest import SEED_PATH, assert_clean_error, pithtex_cli
+    from .conftest import SEED_PATH, SEED_TITLE, assert_clean_error, pithtex_cli
 
-    inp = pdfa_file(tmp_path / "a2.pdf", "2")
+    inp = pdfa_file(tmp_path / "a2.pdf", "2", title=SEED_TITLE)
     out = tmp_path / "out.pdf"
     err = assert_clean_error(pithtex_cli("stamp", str(inp), "--record", str(SEED_PATH), "--attach-record",
                                          "-o", str(out)), 1)

@@ -342,10 +342,35 @@ def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
                       "and no metadata", "add \\pithnumber{YOUR26CHARACTERNUMBER} after \\usepackage{pith}",
                       ref.file, ref.line)]
     num = given[-1]
+    typed = num.name.strip()
+    text = expand_macros(typed, src.macros)
+    if text is None:  # defined some other way (or elsewhere): the compiled PDFs still say
+        return [warning("pith-number-macro", f"\\pithnumber{{{typed}}}: a macro in it is not defined by "
+                        "\\newcommand or \\def in the files this check reads", "give the number itself, "
+                        "or define the macro with \\newcommand to hold it", num.file, num.line)]
     try:
-        facts.number = PithNumber.parse(num.name).body
+        facts.number = PithNumber.parse(text).body
     except InvalidNumber as exc:
-        return [error("pith-number-invalid", f"\\pithnumber{{{num.name.strip()}}}: {exc}",
+        said = f"its macros expand to '{text.strip()}'; " if text != typed else ""
+        return [error("pith-number-invalid", f"\\pithnumber{{{typed}}}: {said}{exc}",
                       "copy the number exactly from its pith.science page (26 characters A-Z, 2-7)",
                       num.file, num.line)]
     return []
+
+
+_CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)\s*")
+MAX_EXPANSIONS = 50
+
+
+def expand_macros(text: str, macros: dict[str, str]) -> str | None:
+    """Text with each control word replaced by its definition, as pith.sty's full expansion
+    would give it; None when one is not a plain macro the sources define (or never ends)."""
+    for _ in range(MAX_EXPANSIONS):
+        m = _CONTROL_WORD.search(text)
+        if m is None:
+            return text
+        body = macros.get("\\" + m.group(1))
+        if body is None:
+            return None
+        text = text[:m.start()] + body + text[m.end():]
+    return None

@@ -28,6 +28,9 @@ PATTERNS = {
     "pithsetup": re.compile(r"\\pithsetup\s*\{((?:[^{}]|\{[^{}]*\})*)\}"),
     "write18": re.compile(r"\\(?:immediate\s*)?\\write\s*18\b|\\ShellEscape\b|\\tikzexternalize\b"),
     "docmeta": re.compile(r"\\DocumentMetadata\s*\{((?:[^{}]|\{[^{}]*\})*)\}"),
+    # A macro without parameters holding plain text, as `\pithnumber{\mynum}` may use one.
+    "define": re.compile(r"\\(?:(?:re)?newcommand|providecommand)\s*\*?\s*(?:\{\s*(\\[A-Za-z@]+)\s*\}|(\\[A-Za-z@]+))"
+                         r"\s*\{([^{}#]*)\}|\\[egx]?def\s*(\\[A-Za-z@]+)\s*\{([^{}#]*)\}"),
 }
 
 
@@ -35,7 +38,7 @@ PATTERNS = {
 class Ref:
     """A name found in a source file, where it was found, and what kind of thing it names."""
 
-    kind: str  # input | graphics | bibliography | package | class
+    kind: str  # input | graphics | bibliography | package | class | define (options: the text)
     name: str
     file: str
     line: int
@@ -53,6 +56,7 @@ class Sources:
     pithsetup: list[Ref] = field(default_factory=list)
     shell: list[Ref] = field(default_factory=list)
     docmeta: list[Ref] = field(default_factory=list)
+    macros: dict[str, str] = field(default_factory=dict)  # \name -> text, the last definition read
 
     def of_kind(self, kind: str) -> list[Ref]:
         return [r for r in self.refs if r.kind == kind]
@@ -119,6 +123,8 @@ def _scan_file(root: Path, rel: str, files: set[str], found: Sources, depth: int
             found.shell.append(ref)
         elif ref.kind == "docmeta":
             found.docmeta.append(ref)
+        elif ref.kind == "define":
+            found.macros[ref.name] = ref.options
         else:
             found.refs.append(ref)
         if ref.kind == "input":
@@ -150,6 +156,9 @@ def _refs(kind: str, m: re.Match, rel: str, line: int) -> list[Ref]:
         return [Ref("shell", m.group(0), rel, line)]
     if kind == "docmeta":
         return [Ref("docmeta", m.group(1), rel, line)]
+    if kind == "define":
+        name = m.group(1) or m.group(2) or m.group(4)
+        return [Ref("define", name, rel, line, m.group(3) if m.group(4) is None else m.group(5))]
     return []
 
 

@@ -184,15 +184,29 @@ def _keys(args):
     from ..trust import load_keys, pinned_keys
 
     keys = pinned_keys()
-    return keys.extended(load_keys(args.keys)) if args.keys else keys
+    if not args.keys:
+        return keys
+    keys = keys.extended(load_keys(args.keys), source=args.keys)
+    for refusal in keys.refused:
+        print(f"pithtex: warning: {refusal}", file=sys.stderr)
+    return keys
 
 
 def _embed(args, number) -> int:
     from .. import webassets
+    from ..errors import PithError
     from ..files import write_atomic
+    from ..resolver import base_url
 
+    if args.keys:
+        # The reader's browser checks the record against the keys the page gives it; a key
+        # silently left out would turn a page's own records 'unchecked' without a word.
+        raise PithError("--keys cannot go into an embed: give the page's keys to the element itself, as "
+                        "<pith-badge keys='{\"keys\": [...]}'> or window.pithBadge.keys (its signatures then "
+                        f"read '{brand_added()}')")
+    resolver = base_url(args.base_url) if args.base_url else None
     snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme,
-                                      cdn=args.cdn, base_url=args.base_url if args.cdn else None)
+                                      cdn=args.cdn, base_url=resolver if args.cdn else None, link_base=resolver)
     if not args.output:
         if not args.cdn:
             _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html (or use --cdn)")
@@ -203,6 +217,12 @@ def _embed(args, number) -> int:
         write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
     return 0
+
+
+def brand_added() -> str:
+    from ..brand import ADDED_BY_PAGE, signed_by_added
+
+    return signed_by_added("KEY", ADDED_BY_PAGE)
 
 
 def _emit(args, content: str | bytes) -> int:

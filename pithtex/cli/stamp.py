@@ -34,9 +34,10 @@ def register(subparsers) -> None:
         epilog=EPILOG,
     )
     p.add_argument("pdfs", nargs="+", metavar="PDF", help="the PDF files to stamp")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--number", metavar="ID", help="the Pith Number, in any accepted form")
-    which.add_argument("--record", metavar="FILE", help="take the number (and year) from this record file")
+    p.add_argument("--number", metavar="ID", help="the Pith Number, in any accepted form (with --record: "
+                   "must be the record's, year included)")
+    p.add_argument("--record", metavar="FILE", help="take the number (and year) from this record file; page 1 "
+                   "must show the record's title (--force stamps it anyway)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("-o", "--output", metavar="OUT", help="output file (a folder for several inputs)")
     where.add_argument("--in-place", action="store_true",
@@ -68,6 +69,8 @@ def run(args) -> int:
         raise PithError(f"--jobs {args.jobs}: give 1 or more")
     opts = _options(args)
     sources = [Path(p) for p in args.pdfs]
+    if args.record and not args.revert:
+        _refuse_other_papers(sources, args)
     outdir = None
     if args.output and len(sources) > 1:
         outdir = Path(args.output)
@@ -95,10 +98,50 @@ def _options(args):
 
         path = __import__("pathlib").Path(args.record)
         number = number_of(canonical_of(load_document(path)))
+        if args.number:
+            _same_number(PithNumber.parse(args.number), number, args.record)
         data = read_input(path, MAX_RECORD_BYTES, "a Pith record") if args.attach_record else None
         return Options(number, data, args.badge, args.attach_record, args.force, _password(args))
     number = PithNumber.parse(args.number) if args.number else None
     return Options(number, None, args.badge, args.attach_record, args.force, _password(args))
+
+
+def _same_number(given, number, record: str) -> None:
+    """--number beside --record must be the record's number, and a long form its year."""
+    from ..errors import Refused
+
+    if given.body != number.body:
+        raise Refused(f"--number {given.body} is not the number of {record} ({number.body})")
+    if given.year is not None and given.year != number.year:
+        held = f"submitted_at is in {number.year}" if number.year is not None else "it has no submitted_at year"
+        raise Refused(f"--number {given.long} names year {given.year}, but {record}'s {held}")
+
+
+def _refuse_other_papers(sources, args) -> None:
+    """With --record, a PDF whose page 1 does not show the record's (authenticated) title is
+    another paper, or cannot be told apart from one: refused, or with --force stamped and said so.
+    Files stamp cannot open are left to stamp's own error."""
+    from ..errors import Refused
+    from ..pdf.facts import UnreadablePdf, facts_of
+    from ..pdf.shown import shown_of
+    from ..record import load_document
+    from ..safetext import line
+    from ..verify import PASS, check_paper
+
+    document = load_document(args.record)
+    for src in sources:
+        try:
+            facts = facts_of(src, _password(args), pages=1)
+        except UnreadablePdf:
+            continue
+        if facts.encryption is not None and not facts.encryption.opened:
+            continue
+        check = check_paper(document, shown_of(src, _password(args)))
+        if check.status == PASS:
+            continue
+        if not args.force:
+            raise Refused(f"{src}: not stamped with {args.record}: {check.detail} (--force stamps it anyway)")
+        print(line(f"pithtex: warning: {src}: stamped anyway (--force): {check.detail}"), file=sys.stderr)
 
 
 def _password(args) -> bytes | None:

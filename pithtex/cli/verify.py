@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from ..brand import STATE_OF_EXIT
 from . import add_command, emit_json
 
 EPILOG = """\
@@ -15,10 +15,21 @@ examples:
   pithtex verify pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6 --online
   pithtex verify arXiv:2104.04473 --online            # or arXiv:2104.04473v5, hep-th/9901001
   pithtex verify paper.pdf --online --base-url https://mirror.example.org
+  pithtex verify paper.pdf --record record.json      # is this PDF the record's paper?
+  pithtex verify YBK5PTAKOSCXY2WMLIIB7DMYH6 --online --save site/record.json
   pithtex verify YBK5PTAKOSCXY2WMLIIB7DMYH6 --offline     # the cached record only
 
 what "verified" means: the canonical record hashes to the number, and a pinned registry
-key signed that hash. Nothing else in a record (paper details, status, citations) is signed.
+key signed that hash (a key from --keys: "verified, signed by KEY, a key --keys added, not the
+Pith registry"; a --keys key that takes a registry key's id is refused). Nothing else in a
+record (paper details, status, citations) is signed. A long form's year (pith:YYYY:BODY, a
+PDF's pith:long) must be the year of the record's submitted_at.
+A PDF is verified only when it shows the record's paper: the record's paper.title must hash to
+its signed title_canon_sha256, and page 1 (or Info /Title, XMP dc:title) must show that title
+(ligatures, hyphens, case, accents and TeX math undone); invalid when the PDF sets another,
+unrelated title as its own, unchecked when it cannot be told (no text layer, title not found).
+--record FILE checks a PDF against a record file; --save FILE writes the record, only when
+it verified (the file <pith-badge src=...> serves).
 A record fetched from the resolver (--online) is checked exactly like a file: the server
 is never trusted. An arXiv id is resolved with /api/pith-number/resolve?arxiv=ID; the
 record must then hash to the number the resolver named and be of that paper (and of that
@@ -61,24 +72,36 @@ def register(subparsers) -> None:
                          help="for a Pith Number or PDF: use only the cached record; never the network")
     p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
+    p.add_argument("--record", metavar="FILE", help="for a PDF: check it against this record file instead of "
+                   "fetching its record")
+    p.add_argument("--save", metavar="FILE", help="write the record to FILE, only when it verified (the file "
+                   "a web page's <pith-badge src=...> serves)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
 
 def run(args) -> int:
     from ..arxivid import ArxivId, looks_like
     from ..errors import InvalidNumber, PithError
+    from ..files import output_path
     from ..number import PithNumber
     from ..trust import load_keys, pinned_keys
 
+    if args.save:
+        output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
     keys = pinned_keys()
     if args.keys:
-        keys = keys.extended(load_keys(args.keys))
+        keys = keys.extended(load_keys(args.keys), source=args.keys)
+        for refusal in keys.refused:
+            print(f"pithtex: warning: {refusal}", file=sys.stderr)
     target = args.file
     path = Path(target)
+    is_pdf = path.exists() and not path.is_dir() and _is_pdf(path)
+    if args.record and not is_pdf:
+        raise PithError(f"--record is for a PDF (checked against that record); {target} is not a PDF")
     if target.strip().lower().startswith("arxiv:") or (not path.exists() and looks_like(target)):
         return _run_arxiv(args, ArxivId.parse(target), keys)
-    if path.exists() and not path.is_dir() and _is_pdf(path):
-        return _run_online(args, _number_from_pdf(path, args.password), keys, source=target)
+    if is_pdf:
+        return _run_pdf(args, path, keys)
     if path.exists() or "/" in target or "." in target:
         if (args.online or args.offline) and path.exists():
             flag = "--online" if args.online else "--offline"
@@ -98,27 +121,60 @@ def _run_file(args, keys) -> int:
     from ..verify import verify_document
 
     expect = PithNumber.parse(args.number) if args.number else None
-    report = verify_document(load_document(args.file), keys, title=args.title, expect=expect)
-    return _print(args, report, args.file)
+    document = load_document(args.file)
+    report = verify_document(document, keys, title=args.title, expect=expect)
+    return _print(args, report, args.file, document)
 
 
-def _run_online(args, number, keys, source: str) -> int:
+def _run_pdf(args, path: Path, keys) -> int:
+    """A PDF: its number's record (fetched, or --record), verified, and the PDF shown to be its paper."""
     from ..errors import PithError
     from ..number import PithNumber
-    from ..resolver import Resolver
-    from ..verify import Check, verify_document
+    from ..pdf.shown import shown_of
+    from ..record import load_document
+    from ..verify import Check, check_paper, verify_document
 
+    number = _number_from_pdf(path, args.password)
     if args.number and PithNumber.parse(args.number).body != number.body:
-        raise PithError(f"{source} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
+        raise PithError(f"{path} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
+    if args.record:
+        if args.online or args.offline:
+            raise PithError("--record gives the record: drop --online/--offline")
+        document, source, fetch = load_document(args.record), f"{path} with {args.record}", None
+    else:
+        document, source, fetch = _fetch(args, number, keys)
+    report = verify_document(document, keys, title=args.title, expect=number)
+    password = args.password.encode("utf-8") if args.password else None
+    checks = {"fetch": Check("pass", fetch)} if fetch else {}
+    report.checks = {**checks, **report.checks, "paper": check_paper(document, shown_of(path, password), args.title)}
+    return _print(args, report, source if args.record else f"{path} via {source}", document)
+
+
+def _fetch(args, number, keys):
+    """(document, URL, fetch detail) of `number`'s record from the resolver (or its cache)."""
+    from ..errors import PithError
+    from ..resolver import Resolver
+
     try:
         fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number)
     except PithError as exc:
         if args.json:
             emit_json(_failed_fetch(number, exc))
         raise
-    report = verify_document(fetched.document, keys, title=args.title, expect=number)
-    report.checks = {"fetch": Check("pass", fetched.detail), **report.checks}
-    return _print(args, report, fetched.url)
+    return fetched.document, fetched.url, fetched.detail
+
+
+def _run_online(args, number, keys, source: str) -> int:
+    from ..errors import PithError
+    from ..number import PithNumber
+    from ..verify import Check, verify_document
+
+    if args.number and PithNumber.parse(args.number).body != number.body:
+        raise PithError(f"{source} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
+    document, url, detail = _fetch(args, number, keys)
+    report = verify_document(document, keys, title=args.title, expect=number)
+    report.checks = {"fetch": Check("pass", detail), **report.checks}
+    return _print(args, report, url, document)
 
 
 def _run_arxiv(args, asked, keys) -> int:
@@ -142,8 +198,9 @@ def _run_arxiv(args, asked, keys) -> int:
     report.checks = {"resolve": resolve, "fetch": Check("pass", fetched.detail), **report.checks}
     if args.json:
         emit_json({**report.as_dict(), "arxiv": str(asked), "resolved_number": number.body})
+        _save(args, report, fetched.document)
         return report.exit_code
-    return _print(args, report, f"{asked.prefixed} via {fetched.url}")
+    return _print(args, report, f"{asked.prefixed} via {fetched.url}", fetched.document)
 
 
 def _failed_fetch(number, exc, step: str = "fetch") -> dict:
@@ -187,19 +244,37 @@ def _number_from_pdf(path: Path, password: str | None = None):
     return number
 
 
-def _print(args, report, source: str) -> int:
+def _print(args, report, source: str, document=None) -> int:
     if args.json:
         emit_json(report.as_dict())
     else:
         print_report(report, source)
+    _save(args, report, document)
     return report.exit_code
+
+
+def _save(args, report, document) -> None:
+    """--save: the record, as verified, for a web page to serve; nothing unless it verified."""
+    import json
+
+    from ..files import write_atomic
+
+    if not args.save:
+        return
+    if not report.verified:
+        print(f"pithtex: note: {args.save} not written: the record is {report.verdict}", file=sys.stderr)
+        return
+    write_atomic(args.save, json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    print(f"pithtex: note: wrote {args.save} ({report.headline_number.body}, {report.verdict})", file=sys.stderr)
 
 
 def print_report(report, source: str) -> None:
     from ..safetext import line
 
-    print(f"{report.headline_number}  {STATE_OF_EXIT[report.exit_code]}  ({line(source)})")
+    print(f"{report.headline_number}  {report.verdict}  ({line(source)})")
     for name, check in report.checks.items():
         print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
+    if report.verified and report.title:
+        print(f"  Paper: {line(report.title)} (its title hashes to the signed title_canon_sha256)")
     if report.verified:
         print("  Signed: the canonical record only. Paper details, status and citations are not covered.")

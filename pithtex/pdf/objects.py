@@ -330,8 +330,11 @@ class Parser:
         end = pos + length if isinstance(length, int) and length >= 0 else -1
         if not self.complete and end + 30 > len(self.data):
             raise NeedMore(end + 4096 if end >= 0 else 8 * len(self.data))
-        tail = self.data[end:end + 30] if end >= 0 else b""
-        if end < 0 or end > len(self.data) or b"endstream" not in tail:
+        # The data must end where `endstream` begins (after an end of line): "endstream
+        # somewhere in the next 30 bytes" took a /Length a few bytes short as right and cut
+        # the stream there.
+        tail = bytes(self.data[end:end + 30]).lstrip(WHITESPACE) if end >= 0 else b""
+        if end < 0 or end > len(self.data) or not tail.startswith(b"endstream"):
             # A wrong /Length: fall back to the endstream keyword, as every reader does.
             found = self.data.find(b"endstream", pos)
             if found < 0:

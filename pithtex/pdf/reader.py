@@ -490,8 +490,13 @@ def _decode(stream: Stream, limit: int) -> bytes:
         filters, params = [filters], [params]
     elif filters is None:
         return stream.raw
+    if not isinstance(filters, list):  # a number or a boolean has no len(): that was a TypeError
+        raise PdfSyntaxError("bad /Filter (neither a name nor an array)")
     if not isinstance(params, list):
         params = [params] * len(filters)
+    # A /DecodeParms array shorter than /Filter: the filters it leaves out take no parameters
+    # (zip alone stopped at the shorter list and skipped them, handing out half-decoded bytes).
+    params = params + [None] * (len(filters) - len(params))
     data = stream.raw
     for name, parms in zip(filters, params, strict=False):
         if name in ("FlateDecode", "Fl"):

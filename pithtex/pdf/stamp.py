@@ -285,7 +285,7 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome, 
         base_facts.signed = facts.signed
         base_missing = missing(base_facts, number if number.long or not long else PithNumber.parse(long), carry)
         if not base_missing:
-            return original, b"", Outcome(str(src), None, "stamped", number.body, ["removed the pithtex update"])
+            return original, b"", Outcome(str(src), None, "stamped", number.body, ["removed the pithtex update"]), 0
         return _build(base, src, original, number, carry, base_facts, base_missing, warnings, long)
 
 
@@ -314,7 +314,7 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     changed.append("Info /PithNumber /PithURL")
     if "xmp" in needed or drop_pdfa:
         long = number.long or long or _xmp_long(facts, number) or ""
-        changed.append(_xmp(pdf, catalog, number, long, facts, objects, alloc, warnings, drop_pdfa))
+        changed.append(_xmp(pdf, catalog, number, long, facts, objects, alloc, warnings, drop_pdfa, src, opts.force))
     if "badge" in needed:
         from .badge import add_badge
 
@@ -344,7 +344,7 @@ def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> 
 
 
 def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Facts, objects: dict,
-         alloc: Allocator, warnings: list[str], drop_pdfa: bool) -> str:
+         alloc: Allocator, warnings: list[str], drop_pdfa: bool, src: Path, force: bool) -> str:
     from . import xmp
 
     ref = catalog.get("Metadata")
@@ -355,8 +355,14 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
         packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
         new_packet = xmp.merge(packet, values, drop_pdfa)
     except (xmp.XmpError, PdfSyntaxError) as exc:
-        warnings.append(f"the existing XMP could not be read ({exc}); wrote a new packet")
-        new_packet = xmp.merge(None, values)
+        # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
+        if not force:
+            raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
+                          "what can be read of it)") from None
+        kept = xmp.salvage(packet) if packet is not None else None
+        warnings.append(f"the existing XMP could not be read ({exc}); " +
+                        ("kept what could be read of it (--force)" if kept else "wrote a new packet (--force)"))
+        new_packet = xmp.merge(None, values, drop_pdfa, kept)
     keep = {k: v for k, v in old.dict.items() if k not in ("Length", "Filter", "DecodeParms", "DL", "Type",
                                                            "Subtype")} if isinstance(old, Stream) else {}
     stream = Stream({Name("Type"): Name("Metadata"), Name("Subtype"): Name("XML"), **keep}, new_packet)

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""What pith.sty costs a paper's arXiv HTML: LaTeXML on each example, with and without pith.
+
+arXiv converts with `latexmlc --preload=[ids,localrawstyles,nobibtex]latexml.sty`, reading an
+uploaded pith.sty as TeX source. Each example is converted as it is (pith.sty beside it, as
+`pithtex sty` puts it there) and as its pith-less twin (the \\usepackage{pith}, \\pithnumber
+lines and the \\pith... commands taken out), in interleaved rounds so that drift on a shared
+machine hits both alike. Compared by the CPU time of the latexmlc child (median of the
+per-round ratios; wall time too), on the system's LaTeXML and, when it is built, on the
+one in the forky chroot of `make texlive-matrix` (LaTeXML 0.8.8). Target: <= 1.2x.
+
+    .venv/bin/python bench/latexml.py [--rounds 5] [--examples article,revtex4-2] [--no-chroot]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pithtex.sty import write_beside  # noqa: E402
+
+EXAMPLES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+CHROOT = Path("/var/cache/pithtex-texlive/forky")
+LATEXMLC = ["latexmlc", "--preload=[ids,localrawstyles,nobibtex]latexml.sty", "--timeout=1200",
+            "--dest=paper.html", "paper.tex"]
+TARGET = 1.2
+
+
+def strip_pith(tex: str) -> str:
+    """The same paper without pith: no package, no number, no pith commands."""
+    tex = re.sub(r"^\\usepackage(\[[^]]*\])?\{pith\}.*$", "", tex, flags=re.M)
+    tex = re.sub(r"^\\pithnumber\{[^}]*\}.*$", "", tex, flags=re.M)
+    return re.sub(r"\\pith(long|short|badge)(\{\})?", "", tex)
+
+
+def prepare(base: Path, example: str) -> tuple[Path, Path]:
+    with_pith, without = base / f"{example}-pith", base / f"{example}-bare"
+    for folder in (with_pith, without):
+        shutil.copytree(ROOT / "examples" / example, folder)
+    write_beside(with_pith)
+    tex = without / "paper.tex"
+    tex.write_text(strip_pith(tex.read_text()))
+    return with_pith, without
+
+
+def convert(folder: Path, root: Path | None) -> tuple[float, float, str]:
+    """CPU seconds of latexmlc (children included), wall seconds, and its log."""
+    if root is None:
+        cmd, cwd = LATEXMLC, folder
+    else:
+        inside = "/" + str(folder.relative_to(root))
+        cmd, cwd = ["chroot", str(root), "/usr/bin/env", "-C", inside, *LATEXMLC], None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace",
+                          stdin=subprocess.DEVNULL, timeout=1500)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, proc.stdout + proc.stderr
+
+
+def version(root: Path | None) -> str:
+    cmd = ["latexmlc", "--VERSION"]
+    proc = subprocess.run(cmd if root is None else ["chroot", str(root), *cmd], capture_output=True, text=True)
+    found = re.search(r"version ([\w.]+)", proc.stdout + proc.stderr)
+    return found.group(1) if found else "?"
+
+
+def bench_site(label: str, root: Path | None, examples: list[str], rounds: int) -> list[tuple]:
+    parent = (root / "tmp") if root else None
+    base = Path(tempfile.mkdtemp(prefix="pith-latexml-", dir=parent))
+    rows = []
+    try:
+        for example in examples:
+            pair = prepare(base, example)
+            cpu = {0: [], 1: []}
+            wall = {0: [], 1: []}
+            pith_said = []
+            for r in range(rounds):
+                order = (0, 1) if r % 2 == 0 else (1, 0)
+                for which in order:
+                    c, w, log = convert(pair[which], root)
+                    cpu[which].append(c)
+                    wall[which].append(w)
+                    if which == 0:
+                        pith_said = [line for line in log.splitlines()
+                                     if re.match(r"(Error|Warning|Fatal):", line) and "pith" in line.lower()]
+            ratio = statistics.median(a / b for a, b in zip(cpu[0], cpu[1], strict=True))
+            wall_ratio = statistics.median(a / b for a, b in zip(wall[0], wall[1], strict=True))
+            rows.append((label, example, statistics.median(cpu[1]), statistics.median(cpu[0]), ratio,
+                         wall_ratio, len(pith_said)))
+            print(f"  {label:<14} {example:<11} done", file=sys.stderr)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--examples", default=",".join(EXAMPLES))
+    ap.add_argument("--no-chroot", action="store_true", help="only the system's LaTeXML")
+    args = ap.parse_args(argv)
+    examples = [e for e in args.examples.split(",") if e]
+    sites: list[tuple[str, Path | None]] = []
+    if shutil.which("latexmlc"):
+        sites.append((f"system {version(None)}", None))
+    if not args.no_chroot and (CHROOT / "usr/bin/latexmlc").exists():
+        sites.append((f"forky {version(CHROOT)}", CHROOT))
+    if not sites:
+        print("bench/latexml.py: no latexmlc here (make system-packages installs Debian's latexml)")
+        return 1
+    rows = []
+    for label, root in sites:
+        rows += bench_site(label, root, examples, args.rounds)
+    print(f"LaTeXML as arXiv runs it, {args.rounds} interleaved rounds; CPU seconds (median), "
+          f"ratio = median of per-round ratios; target <= {TARGET}x")
+    print(f"{'LaTeXML':<14} {'example':<11} {'without':>8} {'with':>8} {'ratio':>6} {'wall':>6} {'pith msgs':>9}")
+    worst = 0.0
+    for label, example, bare, pith, ratio, wall_ratio, said in rows:
+        worst = max(worst, ratio)
+        print(f"{label:<14} {example:<11} {bare:>7.2f}s {pith:>7.2f}s {ratio:>5.2f}x {wall_ratio:>5.2f}x {said:>9}")
+    print(f"worst ratio {worst:.2f}x ({'within' if worst <= TARGET else 'OVER'} the {TARGET}x target)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

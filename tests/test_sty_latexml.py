@@ -1,0 +1,144 @@
+"""pith.sty on arXiv's HTML: LaTeXML, as arXiv runs it, on every example, the HTML read back.
+
+LaTeXML reads an uploaded pith.sty as TeX source; pith recognises it before any expl3 code
+and takes a short LaTeX2e path (pithtex/templates/pith-latexml.sty.j2). Each case is one real
+latexmlc run (about a second; in parallel under xdist). How long a conversion takes is
+bench/latexml.py's business; here the countable guard is what LaTeXML read: pith.sty, and no
+expl3 file at all (interpreting expl3-code.tex is what used to cost minutes).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .conftest import BODY, URL, example_paper
+from .latexmlrun import complaints, convert, files_read, links, text_of
+from .texrun import STY, compile_tex, read_facts
+
+pytestmark = pytest.mark.slow  # a latexmlc run is 1-3 s alone, over 10 s on a loaded machine
+
+CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+# The AMS classes take \URL for their own command, which links its text: without hyperref
+# the badge's link text there is the URL itself (the logo stands before it).
+URL_AS_TEXT = {"amsart"}
+
+
+def _no_pith_complaint(log: str) -> None:
+    said = [line for line in complaints(log) if "pith" in line.lower()]
+    assert not said, said
+
+
+def _short_path_only(log: str) -> None:
+    read = files_read(log)
+    assert any(Path(f).name == "pith.sty" for f in read), read
+    expl3 = [f for f in read if re.search(r"expl3|(^|/)l3[a-z]", f)]
+    assert not expl3, expl3
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_example_html(tmp_path, cls):
+    folder = example_paper(cls, tmp_path / cls)
+    run = convert(folder)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    _short_path_only(run.log)
+    badges = [link for link in links(run.html) if link.href == URL]
+    assert len(badges) == 1, [link.href for link in links(run.html)]
+    badge = badges[0]
+    if cls in URL_AS_TEXT:
+        assert badge.text.strip() == URL
+    else:
+        assert badge.text.split() == [f"pith:{BODY}"]
+        assert badge.svg, "the logo (inline SVG) is inside the link"
+    # After the title and the authors (LaTeXML sets the abstract with them), before section 1.
+    html = run.html
+    title = html.index("ltx_title_document")
+    authors = html.index('class="ltx_authors"')
+    first_section = html.index("ltx_title_section")
+    assert title < authors < badge.offset < first_section
+    # \pithlong and \pithshort in the body come out as text.
+    text = text_of(html)
+    assert f"pith:{BODY}" in text.replace(f"{URL}", "")
+    assert "The short form pith:YBK5PTAK is for display only." in text
+
+
+def test_without_arxivs_preload(tmp_path):
+    """latexmlc without latexml.sty preloaded (so no \\iflatexml), reading the .sty raw:
+    pith knows LaTeXML by its frontmatter primitive and still links the badge."""
+    folder = example_paper("article", tmp_path / "article")
+    run = convert(folder, arxiv=False)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    _short_path_only(run.log)
+    assert [link.text.split() for link in links(run.html) if link.href == URL] == [[f"pith:{BODY}"]]
+
+
+# Review copies withhold the badge in the HTML as on the PDF route; anonymous=false shows it.
+REVIEW = [("acmart", "[sigconf,nonacm]{acmart}", "[sigconf,nonacm,anonymous]{acmart}", "", 0),
+          ("IEEEtran", "[conference]{IEEEtran}", "[peerreview]{IEEEtran}", "", 0),
+          ("IEEEtran", "[conference]{IEEEtran}", "[peerreview]{IEEEtran}", "[anonymous=false]", 1)]
+
+
+@pytest.mark.parametrize(("cls", "old", "new", "options", "badges"), REVIEW,
+                         ids=["acmart-anonymous", "IEEEtran-peerreview", "IEEEtran-peerreview-anonymous=false"])
+def test_review_copies(tmp_path, cls, old, new, options, badges):
+    folder = example_paper(cls, tmp_path / cls)
+    tex = folder / "paper.tex"
+    tex.write_text(tex.read_text().replace(old, new).replace("\\usepackage{pith}", f"\\usepackage{options}{{pith}}"))
+    run = convert(folder)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    assert len([link for link in links(run.html) if link.href == URL]) == badges
+    assert "The short form pith:YBK5PTAK is for display only." in text_of(run.html)
+
+
+PAPER = r"""\documentclass{article}
+\usepackage[badge=manual, style=short, color={0.8,0.1,0.1}, dvips, metadata=false,
+  raise=-0.2ex, anonymous=false, baseurl=https://mirror.example.org/]{pith}
+\pithnumber{pith:2026:ybk5ptakoscxy2wmliib7dmyh6}
+\pithnumber{ZZZZZZZZZZZZZZZZZZZZZZZZZZ}
+\title{A Title}\author{An Author}
+\begin{document}
+\maketitle
+Here: \pithbadge.
+Long \pithlong, short \pithshort, body \pithbody, url \pithurl.
+\pithsetup{anonymous, size=small}
+Hidden: [\pithbadge].
+\end{document}
+"""
+
+
+def test_options_and_commands(tmp_path):
+    """Every option is accepted; badge=manual, style, baseurl and anonymous act; the
+    commands expand to the number's forms (the first \\pithnumber's, as on the PDF route)."""
+    (tmp_path / "paper.tex").write_text(PAPER)
+    (tmp_path / "pith.sty").write_bytes(STY.read_bytes())
+    run = convert(tmp_path)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    _short_path_only(run.log)
+    mirror = f"https://mirror.example.org/pith/{BODY}"
+    found = links(run.html)
+    assert [link.href for link in found] == [mirror]  # badge=manual: none after the title
+    assert found[0].text.split() == ["pith:YBK5PTAK"] and found[0].svg
+    text = text_of(run.html)
+    assert "Here:" in text[: text.index("pith:YBK5PTAK")]
+    assert (f"Long pith:2026:{BODY}, short pith:YBK5PTAK, body {BODY}, url {mirror}.") in text
+    assert "Hidden: [ ]." in text or "Hidden: []." in text
+
+
+def test_pdf_route_with_latexs_own_latexml_sty(tmp_path):
+    """LaTeX's own latexml.sty (LaTeXML's, for real TeX) defines \\iflatexml false: pith must
+    keep its PDF route then."""
+    folder = example_paper("article", tmp_path / "article")
+    tex = folder / "paper.tex"
+    tex.write_text(tex.read_text().replace("\\usepackage{pith}", "\\usepackage{latexml}\n\\usepackage{pith}"))
+    run = compile_tex(folder, "pdflatex")
+    assert run.pdf is not None, run.log[-1500:]
+    assert "latexml.sty" in run.log
+    facts = read_facts(run.pdf)
+    assert facts.info_number == BODY
+    assert URL in facts.link_uris
