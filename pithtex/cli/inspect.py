@@ -54,6 +54,9 @@ def _print(r: dict) -> None:
     rows.extend(("link", uri) for uri in r["links"])
     rows.append(("attached record", r.get("attachment_number") or ("yes" if r["attachment"] else "no")))
     rows.append(("pithtex update", "yes" if r["pithtex_update"] else "no"))
+    if r.get("unfinished_update"):
+        rows.append(("unfinished update", f"an interrupted stamp left bytes after byte "
+                     f"{r['unfinished_update']['original_size']:,} (stamp or --revert removes them)"))
     if r["pdfa"]:
         rows.append(("PDF/A", r["pdfa"]))
     if r["signed"]:

@@ -51,6 +51,8 @@ def register(subparsers) -> None:
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    p.add_argument("--remove-stale", action="store_true",
+                   help="remove the temporary files that killed pithtex runs left in the output folders")
 
 
 def run(args) -> int:
@@ -76,6 +78,7 @@ def run(args) -> int:
             raise PithError(f"{args.output}: with several inputs, -o must be an existing folder")
     tasks = [Task(src, _target(src, args, outdir), opts, args.revert) for src in sources]
     _refuse_collisions(tasks)
+    _stale(tasks, args.remove_stale)
     if len(tasks) == 1:
         outcome = run_one(tasks[0])
         _report([outcome.as_dict()], [], args.json)
@@ -167,26 +170,60 @@ def _target(src, args, outdir):
 
 def _refuse_collisions(tasks) -> None:
     """Two inputs written to one file, or one input's output overwriting another input, would
-    silently lose a result: refuse the whole batch before writing anything."""
-    import os
-
+    silently lose a result: refuse the whole batch before writing anything. Files are told
+    apart by inode, so two hard links (or a symlink) to one file are one file."""
     from ..errors import PithError
 
     if len(tasks) < 2:
         return
-    by_target: dict[str, object] = {}
+    by_target: dict[object, object] = {}
     for task in tasks:
-        key = os.path.normcase(os.path.realpath(task.output))
+        key = _identity(task.output)
         if key in by_target:
             raise PithError(f"{by_target[key]} and {task.source} would both be written to {task.output}; "
                             "stamp them in separate runs (or into different folders)")
         by_target[key] = task.source
-    inputs = {os.path.normcase(os.path.realpath(t.source)): t.source for t in tasks}
+    inputs = {_identity(t.source): t.source for t in tasks}
     for task in tasks:
-        other = inputs.get(os.path.normcase(os.path.realpath(task.output)))
+        other = inputs.get(_identity(task.output))
         if other is not None and other != task.source:
             raise PithError(f"the output of {task.source} would replace {other}, another input; "
                             "stamp them in separate runs")
+
+
+def _identity(path) -> object:
+    """(device, inode) of an existing file, else its resolved path (a file yet to be made)."""
+    import os
+
+    try:
+        info = os.stat(path)
+    except OSError:
+        return os.path.normcase(os.path.realpath(path))
+    return (info.st_dev, info.st_ino)
+
+
+def _stale(tasks, remove: bool) -> None:
+    """Name (or, with --remove-stale, remove) temporary files of killed runs in the folders
+    this run writes into: a kill -9 during -o leaves one as large as the output."""
+    from ..files import stale_temporaries
+    from ..safetext import line
+
+    folders = dict.fromkeys(task.output.parent for task in tasks)
+    for folder in folders:
+        for stale in stale_temporaries(folder):
+            if remove:
+                try:
+                    stale.unlink()
+                except FileNotFoundError:
+                    continue  # another run removed it first
+                except OSError as exc:
+                    print(line(f"pithtex: warning: {stale}: cannot remove it ({exc.strerror})"), file=sys.stderr)
+                    continue
+                print(line(f"pithtex: removed {stale}, a temporary file left by a killed pithtex run"),
+                      file=sys.stderr)
+            else:
+                print(line(f"pithtex: warning: {stale}: a temporary file left by a killed pithtex run "
+                           "(--remove-stale removes it)"), file=sys.stderr)
 
 
 def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool) -> None:

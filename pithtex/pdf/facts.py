@@ -128,6 +128,7 @@ class Facts:
         self.page1_left = 0.0
         self.encryption: Encryption | None = None
         self.update = update
+        self.unfinished: int | None = None  # an interrupted stamp's bytes start here (see unfinished_update)
 
     def __repr__(self) -> str:
         return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
@@ -188,6 +189,8 @@ class Facts:
             out["encryption"] = {"method": enc.summary, "opened": enc.opened, "reason": enc.reason}
         if self.update is not None and self.update.later:
             out["after_pithtex_update"] = list(self.update.later)
+        if self.unfinished is not None:
+            out["unfinished_update"] = {"original_size": self.unfinished}
         return out
 
 
@@ -204,6 +207,7 @@ def facts_of(path: str | Path, password: bytes | None = None, pages: int | None 
 def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
     """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES)."""
     facts = Facts(str(pdf.path), update=pithtex_update(pdf))
+    facts.unfinished = unfinished_update(pdf)
     if pdf.encrypted:
         facts.encryption = _encryption(pdf)
         if pdf.locked is not None:
@@ -408,7 +412,7 @@ def pithtex_update(pdf: PdfFile) -> PithtexUpdate | None:
         size = section.trailer.get(TRAILER_KEY)
         if isinstance(size, int) and 0 < size <= section.offset < pdf.size:
             line = marker_line(size)
-            if bytes(pdf.data[size:size + len(line)]) == line:
+            if pdf.read(size, size + len(line)) == line:
                 sizes.add(size)
     if not sizes:
         return None
@@ -416,8 +420,34 @@ def pithtex_update(pdf: PdfFile) -> PithtexUpdate | None:
     ours = min((s for s in pdf.sections if s.offset >= size), key=lambda s: s.offset)
     after = [s for s in pdf.sections if s.offset > ours.offset]
     ending = b"startxref\n%d\n%%%%EOF\n" % ours.offset
-    last = not after and bytes(pdf.data[pdf.size - len(ending):pdf.size]) == ending
+    last = not after and pdf.read(pdf.size - len(ending), pdf.size) == ending
     return PithtexUpdate(size, last, () if last else _later_changes(pdf, after))
+
+
+def unfinished_update(pdf: PdfFile) -> int | None:
+    """Where an interrupted pithtex stamp began, when the file is the original followed by an
+    update of ours that no cross-reference section points at (a kill between `rewrite_tail`'s
+    writes); None otherwise. The file reads as the original; its first N bytes are it exactly.
+
+    Recognised by our own trailer near the end (`/PithtexOriginalSize N`, within the last
+    few kB: it closes the update), the marker line at N, and every live section starting
+    before N: nothing the readers see lies in those bytes."""
+    from .update import TRAILER_KEY, marker_line
+
+    key = b"/" + TRAILER_KEY.encode("latin-1") + b" "
+    tail = pdf.read(max(0, pdf.size - _TRAILER_REACH), pdf.size)
+    at = tail.rfind(key)
+    if at < 0:
+        return None
+    digits = re.match(rb"\d{1,15}", tail[at + len(key):at + len(key) + 16])
+    size = int(digits.group()) if digits else 0
+    if not 0 < size < pdf.size or any(section.offset >= size for section in pdf.sections):
+        return None
+    line = marker_line(size)
+    return size if pdf.read(size, size + len(line)) == line else None
+
+
+_TRAILER_REACH = 4096  # our update's trailer ends at most this far before the end of the file
 
 
 def _later_changes(pdf: PdfFile, sections: list) -> tuple[str, ...]:

@@ -74,7 +74,7 @@ def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str],
     if packet is None:
         return texts, None
     try:
-        root, _ = xmp.parse(packet)
+        root = xmp.parse(packet, writing=False).root
     except xmp.XmpError:
         return texts, None
     return texts, _dc_title(root, xmp)
