@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import errors
 from . import add_command
 
 EPILOG = """\
@@ -211,12 +212,12 @@ def _embed(args, number) -> int:
         if not args.cdn:
             _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html (or use --cdn)")
         sys.stdout.write(snippet)
-        return 0
+        return errors.OK
     out = Path(args.output)
     if not args.cdn:
         write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
-    return 0
+    return errors.OK
 
 
 def brand_added() -> str:
@@ -234,7 +235,7 @@ def _emit(args, content: str | bytes) -> int:
         sys.stdout.buffer.write(content)
     else:
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
-    return 0
+    return errors.OK
 
 
 def _note(message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import errors
 from . import add_command, emit_json
 
 EPILOG = """\
@@ -42,7 +43,7 @@ def run(args) -> int:
         emit_json(result)
     else:
         _print(result)
-    return 1 if locked else 0
+    return errors.FAILED if locked else errors.OK
 
 
 def _print(r: dict) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import errors
 from . import add_command, emit_json
 
 EPILOG = """\
@@ -82,7 +83,7 @@ def run(args) -> int:
     if len(tasks) == 1:
         outcome = run_one(tasks[0])
         _report([outcome.as_dict()], [], args.json)
-        return 0
+        return errors.OK
     done, failed = run_batch(tasks, args.jobs, progress=sys.stderr.isatty() and not args.json)
     _report(done, failed, args.json)
     return max((code for _name, _msg, code in failed), default=0)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import PithError
+from ..errors import PithError, UnreadablePdf
 from ..number import PithNumber
 from ..value import NamedTuple
-from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, decode_stream, read_failure
+from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError
+from .objects import Name, Ref, Stream, decode_text
+from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
@@ -33,10 +34,6 @@ MAX_LINK_PAGES = 5000
 MAX_NAMES = 10_000
 MAX_RECORD = 16 * 1024 * 1024
 RECORD_NAME = "pith-record.json"
-
-
-class UnreadablePdf(PithError):
-    """A file that cannot be read as a PDF (exit 2), or an encrypted one we cannot open."""
 
 
 def number_in(text: Any) -> PithNumber | None:
