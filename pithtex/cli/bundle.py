@@ -42,14 +42,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..arxiv.bundle import bundle
+    from .. import app
     from ..arxiv.report import as_dict, human
     from ..safetext import line
     from . import emit_json
     from .check import log_cap
 
     timeout = time_limit(args.timeout, "--timeout")
-    made = bundle(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
+    made = app.bundle_arxiv(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
                   log_cap=log_cap())
     if args.json:
         emit_json({"archive": str(made.out), "files": made.files, "route": made.route, "mains": made.mains,

@@ -60,11 +60,11 @@ def log_cap() -> int:
 
 
 def run(args) -> int:
-    from ..arxiv.check import check_path
+    from .. import app
     from ..arxiv.report import as_dict, human
 
     timeout = time_limit(args.timeout, "--timeout")
-    result = check_path(args.path, engine=args.engine, timeout=timeout, mains=args.main, log_cap=log_cap())
+    result = app.check_arxiv(args.path, engine=args.engine, timeout=timeout, mains=args.main, log_cap=log_cap())
     if args.json:
         emit_json(as_dict(result))
     else:

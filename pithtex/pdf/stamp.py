@@ -31,7 +31,7 @@ from ..files import InputChanged, atomic_output, locked, open_input, output_path
 from ..number import PithNumber
 from ..value import NamedTuple
 from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
-from .facts import Facts, read_facts, unfinished_update
+from .facts import Facts, read_facts, refuse_locked, unfinished_update
 from .objects import Name, Ref, Stream
 from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
@@ -197,10 +197,7 @@ class _open:
 def _facts(pdf: PdfFile, src: Path) -> Facts:
     """Page-1 facts of a file we may write into; refuses encryption we cannot open."""
     facts = read_facts(pdf, pages=1)
-    enc = facts.encryption
-    if enc is not None and not enc.opened:
-        raise Refused(f"{src}: encrypted PDF: {enc.reason}" if enc.password_needed else
-                      f"{src}: encrypted PDF that pithtex cannot open: {enc.reason}")
+    refuse_locked(facts, src)
     return facts
 
 
