@@ -429,5 +429,6 @@ def bundle_arxiv(path: str | Path, output: str | Path, *, engine: str = "auto", 
     from .arxiv import sandbox
     from .arxiv.bundle import bundle
 
-    return bundle(path, output, engine=engine, timeout=sandbox.DEFAULT_TIMEOUT if timeout is None else timeout, mains=mains,
+    timeout = sandbox.DEFAULT_TIMEOUT if timeout is None else timeout
+    return bundle(path, output, engine=engine, timeout=timeout, mains=mains,
                   log_cap=sandbox.LOG_CAP if log_cap is None else log_cap)
