@@ -1,21 +1,24 @@
 """The use-cases: what the command line does, as functions a Python user calls the same way.
 
-Each returns a typed result (a dataclass) and raises one of `pithtex.errors`' classes, each
-with its exit code; `pithtex.cli` only parses arguments, calls one of these and prints.
+Each returns a typed result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s
+start-up needs; `dataclasses` would import `inspect` and friends) and raises one of
+`pithtex.errors`' classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these and prints.
 docs/library.md shows them by example.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import errors
 from .errors import PithError, Refused, Undecidable
+from .value import NamedTuple
 
+TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
     from .arxiv.bundle import Bundle
     from .arxiv.check import Check
     from .arxivid import ArxivId
@@ -49,8 +52,7 @@ def open_resolver(base_url: str | None = None, *, offline: bool = False, keys: K
 
 
 # -- verify ---------------------------------------------------------------------------------
-@dataclass
-class Verification:
+class Verification(NamedTuple):
     """A verified (or not) record: the report, the record checked, and what it came from."""
 
     report: Report
@@ -193,8 +195,7 @@ def inspect(path: str | Path, password: bytes | None = None, *, locked_ok: bool 
 
 
 # -- badge ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Badge:
+class Badge(NamedTuple):
     """A badge's number and state (its word from a verification, or none when nothing was checked)."""
 
     number: PithNumber
@@ -255,17 +256,15 @@ def badge_arxiv(arxiv: ArxivId | str, *, base_url: str | None = None, offline: b
 
 
 # -- stamp ----------------------------------------------------------------------------------
-@dataclass
-class StampPlan:
+class StampPlan(NamedTuple):
     """What a stamp will do: one task per file (its output checked), and warnings to show."""
 
     tasks: list[Task]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str]
     jobs: int = 1  # files stamped at a time
 
 
-@dataclass
-class Stamped:
+class Stamped(NamedTuple):
     """A stamp's outcome: each file done (as `Outcome.as_dict()`), each failed (file, message,
     exit code), and the exit code of the whole."""
 
