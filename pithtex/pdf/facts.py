@@ -126,6 +126,9 @@ class Facts:
         self.encryption: Encryption | None = None
         self.update = update
         self.unfinished: int | None = None  # an interrupted stamp's bytes start here (see unfinished_update)
+        # The XMP packet as decoded, and its tree (parsed once, here; a stamp merges into it).
+        self.xmp_packet: bytes | None = None
+        self.xmp_tree: Any = None  # xmp.Parsed, when the packet parsed
 
     def __repr__(self) -> str:
         return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
@@ -217,8 +220,9 @@ def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
                   else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
 
 
-def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
-    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES)."""
+def read_facts(pdf: PdfFile, pages: int | None = None, writing: bool = False) -> Facts:
+    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES).
+    `writing`: keep the XMP tree fit to be written again (each element's prefixes), for a stamp."""
     facts = Facts(str(pdf.path), update=pithtex_update(pdf))
     facts.unfinished = unfinished_update(pdf)
     if pdf.encrypted:
@@ -229,7 +233,7 @@ def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
     facts.signed, facts.certified = signature_state(pdf, catalog)
     facts.output_intents = catalog.get("OutputIntents") is not None
     facts.info = read_info(pdf)
-    facts.xmp = read_xmp(pdf, catalog)
+    facts.xmp, facts.xmp_packet, facts.xmp_tree = read_xmp(pdf, catalog, writing)
     facts.links, facts.links_all_pages, facts.page1_left = read_links(pdf, pages)
     facts.attachment_bytes = attached_record(pdf, catalog)
     facts.attachment = _record_number(facts.attachment_bytes)
@@ -264,21 +268,24 @@ def metadata_packet(pdf: PdfFile, catalog: dict) -> bytes | None:
     return decode_stream(stream, limit=MAX_RECORD)
 
 
-def read_xmp(pdf: PdfFile, catalog: dict) -> Xmp | None:
+def read_xmp(pdf: PdfFile, catalog: dict, writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
+    """(the pith properties, the packet, its parsed tree): each None where there is none, or
+    (Xmp(error=...), packet or None, None) for a packet that cannot be decoded or parsed."""
     try:
         packet = metadata_packet(pdf, catalog)
     except PdfSyntaxError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), None, None
     if packet is None:
-        return None
+        return None, None, None
     from . import xmp  # the XML parser: only for a packet there is
 
     try:
-        found = xmp.read_pith(packet)
+        tree = xmp.parse(packet, writing=writing)
     except xmp.XmpError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), packet, None
+    found = xmp.pith_of(tree.root)
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
-               bool(found.get("schema_declared")))
+               bool(found.get("schema_declared"))), packet, tree
 
 
 def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool, float]:
