@@ -5,7 +5,8 @@ Info, the XMP packet, link annotations with their rectangles, an attached record
 signature and certification state, PDF/A claims, encryption and pithtex's own update
 marker. Numbers come back as `PithNumber` values; nobody below parses body strings again.
 Page-1-only callers (stamp, the arXiv check) pass `pages=1`, so a 782-page PDF costs what
-its first page costs.
+its first page costs. `Facts` keeps the XMP packet and its parsed tree and the attached
+record's bytes, so no caller decodes or parses them again; `inspect_pdf` is the JSON view.
 """
 
 from __future__ import annotations
@@ -218,6 +219,14 @@ def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
     name = facts.file if name is None else name
     raise Refused(f"{name}: encrypted PDF: {enc.reason}" if enc.password_needed
                   else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
+
+
+def inspect_pdf(path: str | Path, password: bytes | None = None) -> dict[str, Any]:
+    """Everything pith in a PDF as a JSON-ready dict (`Facts.as_dict`: what `pithtex inspect
+    --json` prints). Keys: number (the body or None), info {PithNumber, PithURL}, xmp {number,
+    url, long} or None, links [URI...], attachment (bool), agree (bool), pithtex_update (bool),
+    and sources, encrypted, encryption, signed, pdfa, links_all_pages for detail."""
+    return facts_of(path, password).as_dict()
 
 
 def read_facts(pdf: PdfFile, pages: int | None = None, writing: bool = False) -> Facts:
