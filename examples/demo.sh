@@ -32,15 +32,21 @@ where "pith.sty" "latex/pith.sty (rendered; \`pithtex sty DIR\` puts it next to 
 where "example paper (PDF)" "$OUT/paper.pdf"
 
 # --- stamp and inspect ---
-step "Stamp a PDF (one incremental update: the original bytes stay first), inspect it, revert it"
-STAMP_IN="$OUT/paper.pdf"
-if [ ! -f "$STAMP_IN" ]; then  # no pith.sty paper yet: a one-page plain TeX PDF will do
-    printf '\\pdfoutput=1 A paper without a Pith Number yet.\\bye\n' > "$OUT/plain.tex"
-    (cd "$OUT" && pdftex -interaction=batchmode plain.tex >/dev/null)
-    STAMP_IN="$OUT/plain.pdf"
-fi
+step "verify of the example paper: it carries the seed's number, but is it the seed's paper?"
+# The example's title is not the seed record's, so verify must not say "verified" (1 or 3).
+rc=0; "$PITHTEX" verify "$OUT/paper.pdf" --record "$SEED" || rc=$?
+case $rc in 1|3) echo "(exit $rc: not verified, as it should be)";; *) exit 1;; esac
+
+step "Stamp a PDF of the seed's paper (one incremental update: the original bytes stay first), inspect it, revert it"
+# stamp --record refuses a PDF whose page 1 does not show the record's title, so the demo
+# stamps a one-page PDF that does.
+TITLE=$("$PITHTEX" verify "$SEED" --json | "$(dirname "$PITHTEX")/python" -c 'import json,sys; print(json.load(sys.stdin)["title"])')
+printf '\\pdfoutput=1 \\font\\big=cmr17 {\\big\\noindent %s\\par}\\bigskip A one-page stand-in for the paper.\\bye\n' "$TITLE" > "$OUT/plain.tex"
+(cd "$OUT" && pdftex -interaction=batchmode plain.tex >/dev/null)
+STAMP_IN="$OUT/plain.pdf"
 "$PITHTEX" stamp "$STAMP_IN" --record "$SEED" --badge --attach-record -o "$OUT/stamped.pdf"
 "$PITHTEX" inspect "$OUT/stamped.pdf"
+"$PITHTEX" verify "$OUT/stamped.pdf" --record "$SEED"
 "$PITHTEX" stamp "$OUT/stamped.pdf" --record "$SEED" -o "$OUT/stamped-again.pdf"
 "$PITHTEX" stamp --revert "$OUT/stamped.pdf" -o "$OUT/reverted.pdf"
 cmp "$STAMP_IN" "$OUT/reverted.pdf" && echo "reverted: byte-identical to $STAMP_IN"

@@ -7,13 +7,18 @@ The rules (stamp -o/--in-place, badge -o, bundle -o, render, web assets, the res
   the link left a link), and `output_path` returns that target so a command can name it.
 - A missing parent folder is an error naming that folder; nothing is created on the side.
   (Folders a command owns, such as render's `latex/` or the cache, are made by that command.)
-- The bytes go to a hidden temporary file beside the target, which is renamed over it only
-  when complete; on any failure, Ctrl-C included, the temporary file is removed.
-- The new file keeps the mode of the file it replaces (so --in-place keeps the input's mode);
-  a new file gets 0666 minus the umask, as any other program's output would.
-- Failures to write (read-only folder, no space, permission) are one `OutputError` (exit 2).
-- One exception to the temporary file: `append_in_place`, for `stamp --in-place`, appends an
-  incremental update to the file itself (O(update)), cutting it back on any failure.
+- The bytes go to a hidden temporary file beside the target (`.NAME.pithtex-PID-N.tmp`),
+  fsynced and renamed over it only when complete, the folder fsynced after; on any failure,
+  Ctrl-C included, the temporary file is removed, and one left by a killed run is found by
+  `stale_temporaries`.
+- The new file keeps the owner, group, mode and extended attributes (ACLs) of the file it
+  replaces, or the write is refused before anything is written; a new file gets 0666 minus
+  the umask, as any other program's output would.
+- Failures to write (read-only folder, no space, quota, I/O error, permission) are one
+  `OutputError` naming the file (exit 2); short writes are written on, never counted as done.
+- The exception to the temporary file: `stamp --in-place` and `--revert --in-place` change
+  the file itself (same inode: links, owner, xattrs stay), under an exclusive lock held from
+  reading to the last write (`locked`, `rewrite_tail`), cutting it back on any failure.
 
 And every file pithtex reads from the command line (records, key files, PDFs) is opened by
 `open_input`: only a regular file is read. Opening a FIFO would wait forever for a writer,
@@ -23,25 +28,20 @@ before a byte is read; `read_input` also stops at a size limit instead of fillin
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .errors import PithError
+from .errors import Busy, InputError, OutputError
+from .value import NamedTuple
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import BinaryIO
-
-
-class OutputError(PithError):
-    """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
-
-
-class InputError(PithError):
-    """An input path that is not a regular file, or larger than its kind of file may be (exit 2)."""
 
 
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
@@ -110,30 +110,60 @@ def read_input(path: Path | str, limit: int, what: str, *, follow: bool = True) 
     return data
 
 
+# -- writing a new file: a temporary file beside the target, renamed over it ----------------
 @contextmanager
-def atomic_output(path: Path | str, *, sync: bool = False, mode: int | None = None,
+def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = None,
                   follow: bool = True) -> Iterator[BinaryIO]:
     """A binary file to write `path`'s new content into; it replaces `path` only when the
-    block ends without an exception. `sync` fsyncs before the rename (for --in-place);
-    `mode` overrides the kept/umask mode; `follow` as in `output_path`."""
+    block ends without an exception.
+
+    The file is fsynced before the rename and the folder after it, so a crash leaves the
+    old file or the new one, never an empty name. A replaced file's owner, group, mode and
+    extended attributes (ACLs included) are given to the new one, or the write is refused
+    before the target is touched; `mode` overrides the kept/umask mode; `follow` as in
+    `output_path`."""
     target = output_path(path, follow=follow)
-    fd, tmp = _temp_beside(target)
+    with _guard(target):
+        keep = _ownership(target, path)
+        fd, tmp = _temp_beside(target)
+        try:
+            with os.fdopen(fd, "wb") as raw:
+                # Only failures of the output itself become OutputError; an error from whatever
+                # the block reads meanwhile (its input) passes on as what it is.
+                yield _Output(raw, path)
+                try:
+                    raw.flush()
+                    _give(raw.fileno(), keep, _mode_for(target) if mode is None else mode)
+                    if sync:
+                        os.fsync(raw.fileno())
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    raise _cannot_write(path, exc) from None
+            if sync:
+                try:
+                    sync_folder(target.parent)
+                except OSError as exc:  # renamed, but the folder's entry may not survive a crash
+                    raise OutputError(f"{path}: written, but its folder could not be synced to disk "
+                                      f"({exc.strerror or exc})") from None
+        except BaseException:
+            _unlink(tmp)
+            raise
+
+
+@contextmanager
+def _guard(target: Path) -> Iterator[None]:
+    """The lock of the regular file about to be replaced, held until it is: an in-place
+    stamp of it waits, then stamps the new file, instead of appending to a file that is
+    no longer there (a symlink, replaced with follow=False, and a new name need none)."""
     try:
-        with os.fdopen(fd, "wb") as raw:
-            # Only failures of the output itself become OutputError; an error from whatever
-            # the block reads meanwhile (its input) passes on as what it is.
-            yield _Output(raw, path)
-            try:
-                raw.flush()
-                if sync:
-                    os.fsync(raw.fileno())
-                os.chmod(tmp, _mode_for(target) if mode is None else mode)
-                os.replace(tmp, target)
-            except OSError as exc:
-                raise _cannot_write(path, exc) from None
-    except BaseException:
-        _unlink(tmp)
-        raise
+        info = os.stat(target, follow_symlinks=False)
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
+        yield
+        return
+    with locked(target, write=False):
+        yield
 
 
 class _Output:
@@ -145,7 +175,7 @@ class _Output:
 
     def write(self, data: bytes) -> int:
         try:
-            return self._raw.write(data)
+            return self._raw.write(data)  # a BufferedWriter: it loops over short writes itself
         except OSError as exc:
             raise _cannot_write(self._path, exc) from None
 
@@ -155,8 +185,64 @@ class _Output:
         except OSError as exc:
             raise _cannot_write(self._path, exc) from None
 
+    def copy_from(self, fin: int, count: int, tail: bytes = b"") -> None:
+        """The first `count` bytes of the open file `fin`, then `tail`, as the whole content
+        (kernel-side copy where it can; every short write accounted for)."""
+        self.flush()
+        fout = self._raw.fileno()
+        try:
+            copy_range(fin, fout, count)
+            pwrite_all(fout, tail, count)
+        except InputChanged:
+            raise  # the input's failure, not the output's
+        except OSError as exc:
+            raise _cannot_write(self._path, exc) from None
+        self._raw.seek(count + len(tail))
+
     def __getattr__(self, name: str) -> object:
         return getattr(self._raw, name)
+
+
+class InputChanged(OSError):
+    """The file being copied ended before the bytes it had when it was read (truncated meanwhile)."""
+
+
+def copy_range(fin: int, fout: int, count: int) -> None:
+    """Bytes [0, count) of `fin` to the same offsets of `fout`: copy_file_range (reflinks on
+    file systems that can), else positioned reads and writes; short writes are retried, a
+    full disk or an I/O error raises OSError, an input cut short InputChanged."""
+    done = 0
+    try:
+        while done < count:
+            n = os.copy_file_range(fin, fout, min(_CHUNK, count - done), done, done)
+            if n == 0:
+                break  # the input ended early: the loop below says so
+            done += n
+    except OSError as exc:
+        if exc.errno not in _NO_COPY_RANGE:
+            raise  # ENOSPC, EDQUOT, EIO: the disk's answer, not a reason to try another way
+    while done < count:
+        chunk = os.pread(fin, min(1 << 20, count - done), done)
+        if not chunk:
+            raise InputChanged(errno.EIO, f"the input ended at byte {done:,} of {count:,} (cut short meanwhile?)")
+        pwrite_all(fout, chunk, done)
+        done += len(chunk)
+
+
+_CHUNK = 1 << 24
+# copy_file_range unsupported for this pair of files (old kernels, some file systems, across mounts).
+_NO_COPY_RANGE = {errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EBADF, errno.ETXTBSY}
+
+
+def pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    """os.pwrite until all of `data` is written at `offset` (short writes happen on full
+    disks, quotas and signals); a write of nothing is a full disk."""
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        if n <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view, offset = view[n:], offset + n
 
 
 def _cannot_write(path: Path | str, exc: OSError) -> OutputError:
@@ -169,6 +255,21 @@ def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None
     with atomic_output(path, mode=mode, follow=follow) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)
     return output_path(path, follow=follow)
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync a folder, so a rename into it survives a crash (some file systems cannot: fine)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return  # a folder we may write into but not open (no read permission): the rename stands
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EROFS, errno.EBADF):  # folders that cannot be synced
+            raise
+    finally:
+        os.close(fd)
 
 
 def new_file_mode() -> int:
@@ -185,12 +286,83 @@ def _mode_for(target: Path) -> int:
         return new_file_mode()
 
 
+# -- who owns a replaced file -------------------------------------------------------------------
+class _Keep(NamedTuple):
+    """What a replaced file had that its successor must have too."""
+
+    uid: int
+    gid: int
+    xattrs: tuple[tuple[str, bytes], ...]
+
+
+def _ownership(target: Path, shown: Path | str) -> _Keep | None:
+    """The owner, group and extended attributes of the file `target` (None when there is none),
+    refused (OutputError) before anything is written when this process cannot give them to a
+    new file: another user's file as non-root, a group we are not in.
+
+    Hard links: the new file is a new inode, so other names of the old one keep the old
+    content; that is refused too (say where instead) rather than left to be found out."""
+    try:
+        info = os.stat(target, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OutputError(f"{shown}: cannot be written ({exc.strerror or exc})") from None
+    if stat.S_ISLNK(info.st_mode):
+        return None  # a link replaced itself (follow=False): whatever it points at is not what is kept
+    if info.st_nlink > 1:
+        raise OutputError(f"{shown}: has {info.st_nlink - 1} other hard link(s); a new file there would "
+                          "leave them on the old content: write elsewhere, or remove the other links")
+    euid = os.geteuid()
+    if euid != 0:
+        if info.st_uid != euid:
+            raise OutputError(f"{shown}: belongs to user {info.st_uid}; pithtex cannot give a new file "
+                              "that owner (run it as that user, or write elsewhere)")
+        if info.st_gid != os.getegid() and info.st_gid not in os.getgroups():
+            raise OutputError(f"{shown}: has group {info.st_gid}, which this user is not in; "
+                              "pithtex cannot give a new file that group (write elsewhere)")
+    return _Keep(info.st_uid, info.st_gid, _xattrs(target, shown))
+
+
+def _xattrs(target: Path, shown: Path | str) -> tuple[tuple[str, bytes], ...]:
+    try:
+        names = os.listxattr(target)
+        return tuple((name, os.getxattr(target, name)) for name in names)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return ()  # a file system without extended attributes: nothing to keep
+        raise OutputError(f"{shown}: cannot read its extended attributes ({exc.strerror or exc})") from None
+
+
+def _give(fd: int, keep: _Keep | None, mode: int) -> None:
+    """The new file gets the replaced one's owner, group, xattrs (ACLs are xattrs) and mode.
+
+    chown first: it clears setuid bits and, for some file systems, ACLs; the mode last, as
+    an ACL's mask and the mode are one thing."""
+    if keep is not None:
+        info = os.fstat(fd)
+        if (info.st_uid, info.st_gid) != (keep.uid, keep.gid):
+            os.fchown(fd, keep.uid, keep.gid)
+        for name, value in keep.xattrs:
+            os.setxattr(fd, name, value)
+    os.fchmod(fd, mode)
+    if keep is not None:
+        for name, value in keep.xattrs:
+            if name == "system.posix_acl_access":
+                os.setxattr(fd, name, value)  # fchmod rewrote the ACL's mask: the original again
+
+
+# -- temporary files: ours by name, so a killed run's are found again -------------------------
+_TEMP = re.compile(r"\.(?P<name>.+)\.(?:pithtex-)?(?P<pid>\d+)[-.](?P<n>\d+)\.tmp")
+
+
 def _temp_beside(target: Path) -> tuple[int, str]:
-    """A new hidden file in the target's folder (same file system, so the rename is atomic).
+    """A new hidden file in the target's folder (same file system, so the rename is atomic),
+    named `.NAME.pithtex-PID-N.tmp`: `stale_temporaries` knows it again after a kill.
 
     Our own loop instead of tempfile.mkstemp: importing tempfile costs more than a stamp."""
     for attempt in range(100):
-        name = str(target.parent / f".{target.name}.{os.getpid()}.{attempt}.tmp")
+        name = str(target.parent / f".{target.name}.pithtex-{os.getpid()}-{attempt}.tmp")
         try:
             return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), name
         except FileExistsError:
@@ -200,62 +372,155 @@ def _temp_beside(target: Path) -> tuple[int, str]:
     raise OutputError(f"{target}: cannot create a temporary file in {target.parent}")
 
 
+def stale_temporaries(folder: Path) -> list[Path]:
+    """pithtex's temporary files in `folder` whose process is gone (a run killed with -9 or
+    by a crash): safe to remove, since no running pithtex will rename them."""
+    out = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    for name in names:
+        m = _TEMP.fullmatch(name)
+        if m and not _alive(int(m["pid"])):
+            out.append(folder / name)
+    return sorted(out)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return True
+
+
 def _unlink(name: str) -> None:
     with suppress(FileNotFoundError):
         os.unlink(name)
 
 
-def append_in_place(path: Path | str, size: int, tail: bytes, commit: int, interim: bytes) -> None:
-    """Append `tail` to the regular file `path`, which must still be `size` bytes long.
+# -- changing a file in place: one writer at a time -------------------------------------------
+LOCK_WAIT = 10.0  # seconds a second writer waits for the first (PITHTEX_LOCK_WAIT overrides)
 
-    O(len(tail)) instead of a copy of the whole file, in two steps:
-    1. `tail[:commit]` followed by `interim` (the *original* `startxref` line, padded to the
-       same length as the final one), then fsync: the data is on disk, and the file still
-       reads as the original (readers follow the last `startxref`; what precedes it is
-       unreferenced);
-    2. `tail[commit:]` (the final `startxref`/`%%EOF`) written over `interim`: one small
-       write inside one block, which makes readers see the update.
-    A crash at any point leaves the original or the stamped file, both readable; any
-    failure we see (also Ctrl-C) truncates the file back to `size`. The file keeps its
-    inode, mode, owner and links. Refuses (OutputError, exit 2) symlinks, anything but a
-    regular file, and a file whose length changed since it was read.
-    """
-    path = Path(path)
-    try:
-        seen = os.lstat(path)
-        if stat.S_ISLNK(seen.st_mode):
-            raise OutputError(f"{path}: is a symbolic link: refusing to append through it")
-        if not stat.S_ISREG(seen.st_mode):
-            raise OutputError(f"{path}: not a regular file: refusing to append to it")
-        # O_NOFOLLOW/O_NONBLOCK: whatever was swapped in since lstat, never follow or block on it.
-        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot open it to append ({exc.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino) or not stat.S_ISREG(info.st_mode):
-            raise OutputError(f"{path}: was replaced while being stamped: refusing to append to it")
-        if info.st_size != size:
-            raise OutputError(f"{path}: changed size while being stamped ({size} -> {info.st_size} bytes)")
-        if len(interim) != len(tail) - commit:
-            raise ValueError("the interim startxref line must be as long as the final one")
+
+@contextmanager
+def locked(path: Path, *, write: bool = True) -> Iterator[int]:
+    """`path` (a regular file, not a symlink: give `output_path`'s answer) open and locked
+    exclusively with flock, as a file descriptor (read-write when `write`).
+
+    Every pithtex writer of an existing file takes this lock before it reads what it will
+    change, so the second of two writers reads the first one's result. flock, not lockf:
+    a POSIX lock is dropped when the process closes *any* descriptor of the file, which the
+    reader does. Waits up to LOCK_WAIT seconds, then Busy. When the path was renamed over
+    while we waited, the new file is locked instead (its writer finished)."""
+    import fcntl
+    import time
+
+    deadline = time.monotonic() + _lock_wait()
+    flags = (os.O_RDWR if write else os.O_RDONLY) | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    while True:
         try:
-            pwrite_all(fd, tail[:commit] + interim, size)
-            os.fsync(fd)
-            pwrite_all(fd, tail[commit:], size + commit)
-        except BaseException as exc:
-            os.ftruncate(fd, size)
-            os.fsync(fd)
-            if isinstance(exc, OSError):
-                raise OutputError(f"{path}: writing failed ({exc.strerror}); the file was left as it was") from None
-            raise
-    finally:
-        os.close(fd)
+            fd = os.open(path, flags)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise OutputError(f"{path}: is a symbolic link: refusing to write through it") from None
+            raise OutputError(f"{path}: cannot open it to write ({exc.strerror or exc})") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OutputError(f"{path}: not a regular file: refusing to write it")
+            delay = 0.002
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise Busy(f"{path}: another program is writing it (waited {_lock_wait():g} s); "
+                                   "try again when it is done") from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.05)
+                except OSError as exc:
+                    if exc.errno not in _NO_LOCKS:
+                        raise OutputError(f"{path}: cannot lock it ({exc.strerror or exc})") from None
+                    break  # a file system without locks: rewrite_tail's size check is the guard left
+            if _same_inode(fd, path):
+                yield fd
+                return
+        finally:
+            os.close(fd)  # closing drops the lock
 
 
-def pwrite_all(fd: int, data: bytes, offset: int) -> None:
-    """os.pwrite until all of `data` is written at `offset` (short writes happen)."""
-    view = memoryview(data)
-    while view:
-        n = os.pwrite(fd, view, offset)
-        view, offset = view[n:], offset + n
+# flock unsupported here (some network and FUSE file systems).
+_NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
+
+
+def _lock_wait() -> float:
+    try:
+        return max(0.0, float(os.environ.get("PITHTEX_LOCK_WAIT", LOCK_WAIT)))
+    except ValueError:
+        return LOCK_WAIT
+
+
+def _same_inode(fd: int, path: Path) -> bool:
+    try:
+        now = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        raise OutputError(f"{path}: was removed while waiting to write it") from None
+    mine = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = b"",
+                 commit: int = 0, interim: bytes = b"") -> None:
+    """The locked file `fd` (read as `size` bytes) becomes its first `keep` bytes + `tail`,
+    in the same inode (owner, mode, xattrs and hard links stay), O(len(tail)).
+
+    1. when `keep` < `size`: cut back to `keep` (pithtex's own update, or an unfinished one,
+       removed: the original), fsync;
+    2. `tail[:commit]` followed by `interim` (the *original* `startxref` line, padded to the
+       length of the final one), fsync: on disk, and the file still reads as the original,
+       with an unreferenced pithtex update after it, which `facts.unfinished_update` names;
+    3. `tail[commit:]` (the final `startxref`/`%%EOF`) over `interim`: one small write
+       inside one block, which makes readers see the update (left to the kernel to sync).
+    A kill between any two of these leaves the original, the stamped file or the state of
+    step 2, which inspect, stamp and --revert recognise. Any failure seen here (a full disk,
+    Ctrl-C) cuts the file back to `keep`. A length that changed since it was read (a writer
+    that takes no lock) is refused before anything is written.
+    """
+    if len(interim) != len(tail) - commit:
+        raise ValueError("the interim startxref line must be as long as the final one")
+    now = os.fstat(fd).st_size
+    if now != size:
+        raise OutputError(f"{path}: changed size while being stamped ({size} -> {now} bytes); "
+                          "another program is writing it")
+    try:
+        if keep < size:
+            os.ftruncate(fd, keep)
+            os.fsync(fd)
+        if tail:
+            pwrite_all(fd, tail[:commit] + interim, keep)
+            os.fsync(fd)
+            pwrite_all(fd, tail[commit:], keep + commit)
+            # No fsync here: a power cut that loses only this write leaves step 2's state,
+            # which stamp and --revert recognise; one fsync less is most of the stamp's time.
+    except BaseException as exc:
+        _cut_back(fd, keep)
+        if isinstance(exc, OSError):
+            left = "as it was" if keep == size else f"as the original ({keep:,} bytes, without the earlier update)"
+            raise OutputError(f"{path}: writing failed ({exc.strerror or exc}); the file was left {left}") from None
+        raise
+
+
+def _cut_back(fd: int, keep: int) -> None:
+    """Undo a partial append; if even that fails (the disk is gone), what is left is the
+    recognisable unfinished state, so the first error is the one reported."""
+    try:
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+    except OSError:
+        pass

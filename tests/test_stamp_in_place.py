@@ -102,29 +102,32 @@ def test_disk_errors_are_one_sentence_and_leave_the_file(tmp_path: Path, monkeyp
     assert pdf.read_bytes() == original
 
 
-def test_append_refuses_what_is_not_the_file_it_read(tmp_path: Path):
+def test_in_place_refuses_what_is_not_the_file_it_read(tmp_path: Path):
     pdf = make_pdf(tmp_path / "paper.pdf")
     size = pdf.stat().st_size
-    with pytest.raises(PithError, match="changed size"):
-        files.append_in_place(pdf, size - 1, b"x", 0, b"y")
+    with files.locked(pdf) as fd, pytest.raises(PithError, match="changed size"):
+        files.rewrite_tail(fd, pdf, size - 1, size - 1, b"x", 0, b"y")
     link = tmp_path / "link.pdf"
     link.symlink_to(pdf)
-    with pytest.raises(PithError, match="symbolic link"):
-        files.append_in_place(link, size, b"x", 0, b"y")
+    with pytest.raises(PithError, match="symbolic link"), files.locked(link):
+        pass
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    with pytest.raises(PithError, match="not a regular file"):
-        files.append_in_place(fifo, 0, b"x", 0, b"y")
+    with pytest.raises(PithError, match="not a regular file"), files.locked(fifo):
+        pass
     assert pdf.stat().st_size == size
 
 
-def test_replacing_our_own_update_in_place_uses_a_copy(tmp_path: Path):
+def test_replacing_our_own_update_in_place_keeps_the_inode(tmp_path: Path):
     pdf = make_pdf(tmp_path / "paper.pdf")
     original = pdf.read_bytes()
+    inode = pdf.stat().st_ino
     assert pithtex_cli("stamp", str(pdf), "--number", BODY, "--in-place").returncode == 0
     assert_clean_error(pithtex_cli("stamp", str(pdf), "--number", "A" * 26, "--in-place"), 1)
     proc = pithtex_cli("stamp", str(pdf), "--number", "A" * 26, "--in-place", "--force")
     assert proc.returncode == 0, proc.stderr
     data = pdf.read_bytes()
     assert data.startswith(original) and BODY.encode() not in data[len(original):]
-    assert qpdf_check(pdf) == 0
+    assert qpdf_check(pdf) == 0 and pdf.stat().st_ino == inode
+    assert pithtex_cli("stamp", str(pdf), "--revert", "--in-place").returncode == 0
+    assert pdf.read_bytes() == original and pdf.stat().st_ino == inode, "cut back, not replaced"

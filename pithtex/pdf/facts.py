@@ -5,7 +5,8 @@ Info, the XMP packet, link annotations with their rectangles, an attached record
 signature and certification state, PDF/A claims, encryption and pithtex's own update
 marker. Numbers come back as `PithNumber` values; nobody below parses body strings again.
 Page-1-only callers (stamp, the arXiv check) pass `pages=1`, so a 782-page PDF costs what
-its first page costs.
+its first page costs. `Facts` keeps the XMP packet and its parsed tree and the attached
+record's bytes, so no caller decodes or parses them again; `inspect_pdf` is the JSON view.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import PithError
+from ..errors import PithError, Refused, UnreadablePdf
 from ..number import PithNumber
 from ..value import NamedTuple
-from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, decode_stream, read_failure
+from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError
+from .objects import Name, Ref, Stream, decode_text
+from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
@@ -33,10 +35,6 @@ MAX_LINK_PAGES = 5000
 MAX_NAMES = 10_000
 MAX_RECORD = 16 * 1024 * 1024
 RECORD_NAME = "pith-record.json"
-
-
-class UnreadablePdf(PithError):
-    """A file that cannot be read as a PDF (exit 2), or an encrypted one we cannot open."""
 
 
 def number_in(text: Any) -> PithNumber | None:
@@ -128,6 +126,11 @@ class Facts:
         self.page1_left = 0.0
         self.encryption: Encryption | None = None
         self.update = update
+        self.unfinished: int | None = None  # an interrupted stamp's bytes start here (see unfinished_update)
+        # The XMP packet as decoded, and its tree (parsed once, here; a stamp merges into it).
+        self.xmp_packet: bytes | None = None
+        self.xmp_tree: Any = None  # xmp.Parsed, when the packet parsed
+        self.titles: dict[str, str] = {}  # Info /Title and /PithTitle, for pdf/shown.py
 
     def __repr__(self) -> str:
         return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
@@ -167,6 +170,11 @@ class Facts:
     def agree(self) -> bool:
         return len({n.body for n in self.sources.values()}) == 1
 
+    @property
+    def locked(self) -> bool:
+        """Encrypted, and not opened: nothing past the encryption was read."""
+        return self.encryption is not None and not self.encryption.opened
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON of `pithtex inspect --json` (numbers as their bodies)."""
         xmp = None
@@ -188,6 +196,8 @@ class Facts:
             out["encryption"] = {"method": enc.summary, "opened": enc.opened, "reason": enc.reason}
         if self.update is not None and self.update.later:
             out["after_pithtex_update"] = list(self.update.later)
+        if self.unfinished is not None:
+            out["unfinished_update"] = {"original_size": self.unfinished}
         return out
 
 
@@ -201,9 +211,30 @@ def facts_of(path: str | Path, password: bytes | None = None, pages: int | None 
         raise UnreadablePdf(read_failure(path, exc)) from None
 
 
-def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
-    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES)."""
+def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
+    """Refused (exit 1) for an encrypted file that did not open: the one wording stamp,
+    verify and inspect give (`name` as the user wrote the path; else the file read)."""
+    if not facts.locked:
+        return
+    enc = facts.encryption
+    name = facts.file if name is None else name
+    raise Refused(f"{name}: encrypted PDF: {enc.reason}" if enc.password_needed
+                  else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
+
+
+def inspect_pdf(path: str | Path, password: bytes | None = None) -> dict[str, Any]:
+    """Everything pith in a PDF as a JSON-ready dict (`Facts.as_dict`: what `pithtex inspect
+    --json` prints). Keys: number (the body or None), info {PithNumber, PithURL}, xmp {number,
+    url, long} or None, links [URI...], attachment (bool), agree (bool), pithtex_update (bool),
+    and sources, encrypted, encryption, signed, pdfa, links_all_pages for detail."""
+    return facts_of(path, password).as_dict()
+
+
+def read_facts(pdf: PdfFile, pages: int | None = None, writing: bool = False) -> Facts:
+    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES).
+    `writing`: keep the XMP tree fit to be written again (each element's prefixes), for a stamp."""
     facts = Facts(str(pdf.path), update=pithtex_update(pdf))
+    facts.unfinished = unfinished_update(pdf)
     if pdf.encrypted:
         facts.encryption = _encryption(pdf)
         if pdf.locked is not None:
@@ -212,7 +243,8 @@ def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
     facts.signed, facts.certified = signature_state(pdf, catalog)
     facts.output_intents = catalog.get("OutputIntents") is not None
     facts.info = read_info(pdf)
-    facts.xmp = read_xmp(pdf, catalog)
+    facts.titles = read_info(pdf, TITLE_KEYS)
+    facts.xmp, facts.xmp_packet, facts.xmp_tree = read_xmp(pdf, catalog, writing)
     facts.links, facts.links_all_pages, facts.page1_left = read_links(pdf, pages)
     facts.attachment_bytes = attached_record(pdf, catalog)
     facts.attachment = _record_number(facts.attachment_bytes)
@@ -228,12 +260,15 @@ def _encryption(pdf: PdfFile) -> Encryption:
                       False, str(locked), isinstance(locked, PasswordNeeded))
 
 
-def read_info(pdf: PdfFile) -> dict[str, str]:
+TITLE_KEYS = ("Title", "PithTitle")
+
+
+def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL", "PithTitle")) -> dict[str, str]:
     info = pdf.resolve(pdf.trailer.get("Info"))
     if not isinstance(info, dict):
         return {}
     out = {}
-    for key in ("PithNumber", "PithURL", "PithTitle"):
+    for key in keys:
         text = decode_text(pdf.resolve(info.get(key)))
         if text is not None:
             out[key] = text
@@ -247,21 +282,24 @@ def metadata_packet(pdf: PdfFile, catalog: dict) -> bytes | None:
     return decode_stream(stream, limit=MAX_RECORD)
 
 
-def read_xmp(pdf: PdfFile, catalog: dict) -> Xmp | None:
+def read_xmp(pdf: PdfFile, catalog: dict, writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
+    """(the pith properties, the packet, its parsed tree): each None where there is none, or
+    (Xmp(error=...), packet or None, None) for a packet that cannot be decoded or parsed."""
     try:
         packet = metadata_packet(pdf, catalog)
     except PdfSyntaxError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), None, None
     if packet is None:
-        return None
+        return None, None, None
     from . import xmp  # the XML parser: only for a packet there is
 
     try:
-        found = xmp.read_pith(packet)
+        tree = xmp.parse(packet, writing=writing)
     except xmp.XmpError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), packet, None
+    found = xmp.pith_of(tree.root)
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
-               bool(found.get("schema_declared")))
+               bool(found.get("schema_declared"))), packet, tree
 
 
 def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool, float]:
@@ -408,7 +446,7 @@ def pithtex_update(pdf: PdfFile) -> PithtexUpdate | None:
         size = section.trailer.get(TRAILER_KEY)
         if isinstance(size, int) and 0 < size <= section.offset < pdf.size:
             line = marker_line(size)
-            if bytes(pdf.data[size:size + len(line)]) == line:
+            if pdf.read(size, size + len(line)) == line:
                 sizes.add(size)
     if not sizes:
         return None
@@ -416,8 +454,34 @@ def pithtex_update(pdf: PdfFile) -> PithtexUpdate | None:
     ours = min((s for s in pdf.sections if s.offset >= size), key=lambda s: s.offset)
     after = [s for s in pdf.sections if s.offset > ours.offset]
     ending = b"startxref\n%d\n%%%%EOF\n" % ours.offset
-    last = not after and bytes(pdf.data[pdf.size - len(ending):pdf.size]) == ending
+    last = not after and pdf.read(pdf.size - len(ending), pdf.size) == ending
     return PithtexUpdate(size, last, () if last else _later_changes(pdf, after))
+
+
+def unfinished_update(pdf: PdfFile) -> int | None:
+    """Where an interrupted pithtex stamp began, when the file is the original followed by an
+    update of ours that no cross-reference section points at (a kill between `rewrite_tail`'s
+    writes); None otherwise. The file reads as the original; its first N bytes are it exactly.
+
+    Recognised by our own trailer near the end (`/PithtexOriginalSize N`, within the last
+    few kB: it closes the update), the marker line at N, and every live section starting
+    before N: nothing the readers see lies in those bytes."""
+    from .update import TRAILER_KEY, marker_line
+
+    key = b"/" + TRAILER_KEY.encode("latin-1") + b" "
+    tail = pdf.read(max(0, pdf.size - _TRAILER_REACH), pdf.size)
+    at = tail.rfind(key)
+    if at < 0:
+        return None
+    digits = re.match(rb"\d{1,15}", tail[at + len(key):at + len(key) + 16])
+    size = int(digits.group()) if digits else 0
+    if not 0 < size < pdf.size or any(section.offset >= size for section in pdf.sections):
+        return None
+    line = marker_line(size)
+    return size if pdf.read(size, size + len(line)) == line else None
+
+
+_TRAILER_REACH = 4096  # our update's trailer ends at most this far before the end of the file
 
 
 def _later_changes(pdf: PdfFile, sections: list) -> tuple[str, ...]:

@@ -2,8 +2,9 @@
 
 Our own reader instead of pypdf on the hot path: stamping needs the trailer, the catalog,
 Info, the XMP stream and page 1 — a few objects out of thousands — and `import pypdf`
-alone costs more than the whole stamp. The parser works on any bytes-like buffer (an
-mmap of the file), so only the pages touched are ever read.
+alone costs more than the whole stamp. The parser works on any bytes-like buffer: the
+reader gives it a window of the file read at an object's offset, so only what is parsed
+is ever read.
 
 Values: int/float/bool/None, `Name` (decoded, without the slash), `bytes` for strings,
 `Ref`, list, dict (Name keys), `Stream` and `Keyword` (content-stream operators).
@@ -14,14 +15,11 @@ from __future__ import annotations
 import re
 
 from ..value import NamedTuple
+from .errors import PdfSyntaxError
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
-
-
-class PdfSyntaxError(ValueError):
-    """Bytes that are not the PDF syntax expected at this place."""
 
 
 class Name(str):
@@ -111,13 +109,26 @@ def _number(text: bytes) -> int | float:
     return float(text) if b"." in text else int(text)
 
 
-class Parser:
-    """Reads objects from a buffer starting at `pos`; `resolve_length` resolves `/Length R`."""
+class NeedMore(Exception):
+    """A stream runs past the end of a window that is not the end of the file: read `size` bytes."""
 
-    def __init__(self, data: Any, pos: int = 0, resolve_length=None) -> None:
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+class Parser:
+    """Reads objects from a buffer starting at `pos`; `resolve_length` resolves `/Length R`.
+
+    The buffer may be a window of a file that starts at byte `origin` of it (messages give
+    file offsets) and, unless `complete`, ends before the file does: a stream running past
+    its end raises NeedMore instead of being cut short."""
+
+    def __init__(self, data: Any, pos: int = 0, resolve_length=None, origin: int = 0, complete: bool = True) -> None:
         self.data = data
         self.pos = pos
         self.resolve_length = resolve_length
+        self.origin, self.complete = origin, complete
 
     # -- tokens --------------------------------------------------------------------------
     def skip(self) -> None:
@@ -131,14 +142,15 @@ class Parser:
         self.skip()
         m = _REGULAR.match(self.data, self.pos)
         if not m:
-            raise PdfSyntaxError(f"expected a keyword at byte {self.pos}")
+            raise PdfSyntaxError(f"expected a keyword at byte {self.origin + self.pos}")
         self.pos = m.end()
         return m.group()
 
     def expect(self, word: bytes) -> None:
         got = self.keyword()
         if got != word:
-            raise PdfSyntaxError(f"expected {word.decode()!r} at byte {self.pos - len(got)}, found {got[:20]!r}")
+            at = self.origin + self.pos - len(got)
+            raise PdfSyntaxError(f"expected {word.decode()!r} at byte {at}, found {got[:20]!r}")
 
     # -- objects -------------------------------------------------------------------------
     def parse(self, depth: int = 0) -> Any:
@@ -224,7 +236,7 @@ class Parser:
                 raise PdfSyntaxError("unterminated dictionary")
             key = self.parse(depth + 1)
             if not isinstance(key, Name):
-                raise PdfSyntaxError(f"dictionary key is not a name near byte {self.pos}")
+                raise PdfSyntaxError(f"dictionary key is not a name near byte {self.origin + self.pos}")
             self.skip()
             if self.data[self.pos:self.pos + 2] == b">>":
                 out[key] = None  # a key without a value: tolerated, reads as null
@@ -233,8 +245,10 @@ class Parser:
 
     def _hex_string(self) -> bytes:
         m = _HEX_STRING.match(self.data, self.pos)
+        if not m and not self.complete and self.data.find(b">", self.pos) < 0:
+            raise NeedMore(8 * len(self.data))
         if not m:
-            raise PdfSyntaxError(f"bad hex string at byte {self.pos}")
+            raise PdfSyntaxError(f"bad hex string at byte {self.origin + self.pos}")
         self.pos = m.end()
         digits = bytes(b for b in m.group(1) if b not in WHITESPACE)
         if len(digits) % 2:
@@ -246,6 +260,8 @@ class Parser:
         out = bytearray()
         while True:
             m = _STRING_SPECIAL.search(data, pos)
+            if not m and not self.complete:
+                raise NeedMore(8 * len(data))
             if not m:
                 raise PdfSyntaxError("unterminated string")
             out += data[pos:m.start()]
@@ -287,11 +303,11 @@ class Parser:
         start = self.pos
         num, gen = self.keyword(), self.keyword()
         if not (num.isdigit() and gen.isdigit()):
-            raise PdfSyntaxError(f"no object header at byte {start}")
+            raise PdfSyntaxError(f"no object header at byte {self.origin + start}")
         self.expect(b"obj")
         ref = Ref(int(num), int(gen))
         if expect is not None and ref.num != expect.num:
-            raise PdfSyntaxError(f"object {expect.num} expected at byte {start}, found {ref.num}")
+            raise PdfSyntaxError(f"object {expect.num} expected at byte {self.origin + start}, found {ref.num}")
         value = self.parse()
         if isinstance(value, dict):
             self.skip()
@@ -309,6 +325,8 @@ class Parser:
         if isinstance(length, Ref) and self.resolve_length is not None:
             length = self.resolve_length(length)
         end = pos + length if isinstance(length, int) and length >= 0 else -1
+        if not self.complete and end + 30 > len(self.data):
+            raise NeedMore(end + 4096 if end >= 0 else 8 * len(self.data))
         # The data must end where `endstream` begins (after an end of line): "endstream
         # somewhere in the next 30 bytes" took a /Length a few bytes short as right and cut
         # the stream there.
@@ -317,6 +335,8 @@ class Parser:
             # A wrong /Length: fall back to the endstream keyword, as every reader does.
             found = self.data.find(b"endstream", pos)
             if found < 0:
+                if not self.complete:
+                    raise NeedMore(8 * len(self.data))
                 raise PdfSyntaxError("stream without endstream")
             end = found
             while end > pos and self.data[end - 1] in b"\r\n":

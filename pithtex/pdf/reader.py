@@ -1,20 +1,23 @@
 """A lazy PDF reader: cross-reference sections, trailer and single objects on demand.
 
-The file is memory-mapped, so a 70 MB PDF costs only the pages we touch. Damage is never
+The file is read with positioned reads of what is asked for (an object, a section, the
+tail), never whole and never mapped: a 70 MB PDF costs the few kB a stamp looks at, and a
+file truncated under us (latexmk rewriting it) is a short read, one clear line, where a
+mapping would kill the process with SIGBUS. Damage is never
 repaired silently: a `startxref` that points nowhere, a broken xref section or an object
 not where the xref says it is raises `Damaged`, and the stamp refuses the file.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
 import re
 import zlib
 from pathlib import Path
 
 from ..files import open_input
-from .objects import WHITESPACE, LazyPattern, Name, Parser, PdfSyntaxError, Ref, Stream
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
@@ -30,18 +33,6 @@ _HEADER = re.compile(rb"%PDF-(\d\.\d)")
 _OBJSTM_PAIR = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,10})")
 
 
-class Damaged(ValueError):
-    """A file whose structure cannot be read without guessing."""
-
-
-class EncryptionError(ValueError):
-    """An encrypted file the standard handler cannot open (and why, in one clause)."""
-
-
-class PasswordNeeded(EncryptionError):
-    """The file needs a user password that was not given (or the one given is wrong)."""
-
-
 # What reading a file can raise: the file system's errors, damage (every ValueError the
 # parser meets is turned into `Damaged` where the bytes are read) and encryption we cannot
 # open. Anything else (TypeError, KeyError, ...) is a bug of ours and must surface as one.
@@ -52,6 +43,8 @@ def read_failure(path: Path | str, exc: BaseException) -> str:
     """The one-line reason a PDF could not be read, naming the file (shared by stamp and inspect)."""
     if isinstance(exc, FileNotFoundError):
         return f"{path}: no such file"
+    if isinstance(exc, Shrunk):
+        return f"{path}: {exc}"
     if isinstance(exc, IsADirectoryError):
         return f"{path}: is a directory, not a PDF"
     if isinstance(exc, (Damaged, PdfSyntaxError)):
@@ -111,26 +104,25 @@ class Section:
         self.entries = entries  # object number -> (kind, offset or stream, gen or index)
 
 
-SNAPSHOT_LIMIT = 256 * 1024 * 1024  # bytes: files up to this size are read whole (see PdfFile)
+WINDOW = 4096  # bytes read at an object's offset first; more only when it runs past them
+_MARGIN = 64  # a value parsed this close to a window's end may have been cut off: read more
 
 
 class PdfFile:
-    """An open PDF; use as a context manager. `size` is the byte length read."""
+    """An open PDF; use as a context manager. `size` is the byte length read (less than the
+    file's to read the original under our update); `bytes_read` counts what was read."""
 
     def __init__(self, path: str | Path, size: int | None = None, password: bytes | None = None) -> None:
         self.path = Path(path)
         self._file = open_input(self.path)  # a regular file only: a FIFO or device is refused
-        self.size = size if size is not None else os.fstat(self._file.fileno()).st_size
+        self._fd = self._file.fileno()
+        info = os.fstat(self._fd)
+        self.identity = (info.st_dev, info.st_ino)
+        self.size = size if size is not None else info.st_size
+        self.bytes_read = 0
         if self.size == 0:
             self._file.close()
             raise Damaged("empty file")
-        # A snapshot in memory, not a mapping: a mapped file that another program truncates
-        # (latexmk rewriting the PDF while it is stamped) kills the process with SIGBUS when
-        # a page past the new end is touched. Only files too large to copy cheaply are mapped.
-        length = os.fstat(self._file.fileno()).st_size
-        self._map = None if length <= SNAPSHOT_LIMIT else mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ)
-        # With `size`, the file is read as if it ended there (the original under our update).
-        self.data = self._file.read() if self._map is None else self._map
         self._entries: dict[int, tuple | None] = {}  # object number -> its newest xref entry
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
@@ -148,9 +140,48 @@ class PdfFile:
             raise
 
     def close(self) -> None:
-        if self._map is not None:
-            self._map.close()
         self._file.close()
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes [start, end) of the file as read (clipped to `size`); Shrunk when the file
+        now ends before them."""
+        start, end = max(0, start), min(end, self.size)
+        if start >= end:
+            return b""
+        parts, at = [], start
+        while at < end:
+            chunk = os.pread(self._fd, end - at, at)
+            if not chunk:
+                now = os.fstat(self._fd).st_size
+                raise Shrunk(f"the file shrank from {self.size:,} to {now:,} bytes while it was read "
+                             "(another program is rewriting it?); try again when it is done")
+            parts.append(chunk)
+            at += len(chunk)
+        self.bytes_read += end - start
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def parse_at(self, offset: int, parse: Any) -> Any:
+        """`parse(parser)` on a window of the file from `offset`: WINDOW bytes first, then
+        eight times more (or what a stream's /Length asks) until the value ends well inside
+        it or the window reaches the end of the file, where errors are final."""
+        want = WINDOW
+        while True:
+            end = min(self.size, offset + want)
+            complete = end >= self.size
+            p = Parser(self.read(offset, end), 0, self._length, origin=offset, complete=complete)
+            try:
+                value = parse(p)
+            except NeedMore as more:
+                want = max(want * 8, more.size)
+                continue
+            except ValueError:  # PdfSyntaxError, bad numbers: final unless it stopped at the window's end
+                if complete or p.pos + _MARGIN <= len(p.data):
+                    raise
+                want *= 8
+                continue
+            if complete or p.pos + _MARGIN <= len(p.data):
+                return value
+            want *= 8
 
     def __enter__(self) -> PdfFile:
         return self
@@ -160,7 +191,7 @@ class PdfFile:
 
     # -- structure ------------------------------------------------------------------------
     def _check_header(self) -> None:
-        m = _HEADER.search(bytes(self.data[:1024]))
+        m = _HEADER.search(self.read(0, 1024))
         if not m:
             raise Damaged("no %PDF- header: not a PDF")
         self.version = m.group(1).decode()
@@ -194,7 +225,7 @@ class PdfFile:
         return self.sections[0].offset
 
     def _load_xref(self) -> None:
-        tail = bytes(self.data[max(0, self.size - 2048):self.size])
+        tail = self.read(self.size - 2048, self.size)
         found = list(_STARTXREF.finditer(tail))
         if not found:
             raise Damaged("no startxref at the end of the file (truncated?)")
@@ -230,7 +261,7 @@ class PdfFile:
             raise Damaged(f"startxref/Prev offset {offset} is outside the file")
         offset = self._past_blanks(offset)
         try:
-            if bytes(self.data[offset:offset + 4]) == b"xref":
+            if self.read(offset, offset + 4) == b"xref":
                 return self._table(offset)
             return self._xref_stream(offset)
         except ValueError as exc:  # PdfSyntaxError and int()/bytes.fromhex() on damaged bytes
@@ -240,17 +271,18 @@ class PdfFile:
         """The offset moved past a few white-space bytes (some writers count the end of line
         before `xref` or `N 0 obj`). Unambiguous, so no guess: the section still has to be
         exactly there, and our update's /Prev points at its first byte."""
-        end = min(offset + 64, self.size)
-        while offset < end and self.data[offset] in WHITESPACE:
-            offset += 1
-        return offset
+        head = self.read(offset, offset + 64)
+        return offset + len(head) - len(head.lstrip(WHITESPACE))
 
     def _table(self, offset: int) -> Section:
-        p = Parser(self.data, offset + 4)
+        return self.parse_at(offset, lambda p: self._table_at(p, offset))
+
+    def _table_at(self, p: Parser, offset: int) -> Section:
+        p.pos = 4
         entries: dict[int, tuple] = {}
         while True:
             p.skip()
-            if bytes(self.data[p.pos:p.pos + 7]) == b"trailer":
+            if p.data[p.pos:p.pos + 7] == b"trailer":
                 p.pos += 7
                 break
             start, count = p.keyword(), p.keyword()
@@ -260,19 +292,22 @@ class PdfFile:
             if n > MAX_OBJECTS:
                 raise PdfSyntaxError("absurd subsection size")
             p.skip()
-            p.pos = self._table_entries(p.pos, first, n, entries)
+            if not p.complete and p.pos + 20 * n + _MARGIN > len(p.data):
+                raise NeedMore(p.pos + 20 * n + WINDOW)  # the whole subsection in one window
+            p.pos = self._table_entries(p.data, p.pos, first, n, entries)
         trailer = p.parse()
         if not isinstance(trailer, dict):
             raise PdfSyntaxError("trailer is not a dictionary")
         return Section(offset, "table", trailer, entries)
 
-    def _table_entries(self, pos: int, first: int, n: int, out: dict[int, tuple]) -> int:
-        block = bytes(self.data[pos:pos + 20 * n])
+    @staticmethod
+    def _table_entries(data: bytes, pos: int, first: int, n: int, out: dict[int, tuple]) -> int:
+        block = data[pos:pos + 20 * n]
         entries = _TABLE_ENTRY.findall(block)
         if len(entries) != n:  # n matches of 20 bytes in 20n bytes: the standard layout
             entries, end = [], pos  # a writer with odd spacing: read entry by entry
             for _ in range(n):
-                m = _LOOSE_ENTRY.match(self.data, end)
+                m = _LOOSE_ENTRY.match(data, end)
                 if not m:
                     raise PdfSyntaxError(f"bad xref entry at byte {end}")
                 entries.append(m.groups())
@@ -284,8 +319,7 @@ class PdfFile:
         return end
 
     def _xref_stream(self, offset: int) -> Section:
-        p = Parser(self.data, offset, self._length)
-        _, stream = p.indirect()
+        _, stream = self.parse_at(offset, Parser.indirect)
         if not isinstance(stream, Stream) or stream.dict.get("Type") != "XRef":
             raise PdfSyntaxError("startxref points neither at 'xref' nor at an xref stream")
         d = stream.dict
@@ -336,7 +370,7 @@ class PdfFile:
         entry = self.entry(ref.num)
         if entry is not None and entry[0] == 1:
             try:
-                _, value = Parser(self.data, entry[1], self._length).indirect(expect=ref)
+                _, value = self.parse_at(entry[1], lambda p: p.indirect(expect=ref))
             except ValueError as exc:  # PdfSyntaxError, bad numbers
                 raise Damaged(f"object {ref.num} is not at the offset the xref gives: {exc}") from None
             # Undecryptable data is an EncryptionError of its own (a cipher we lack, a bad

@@ -12,8 +12,12 @@
   `revert` cuts it off, giving back the original bytes exactly. When other updates were
   appended after ours, `revert` refuses (naming what would be lost) unless --force, and a
   new stamp is stacked on top, so nothing later is dropped.
-- -o writes a temporary file beside the target and renames it; --in-place appends the
-  update to the file itself (O(update), truncated back on any failure).
+- -o writes a temporary file beside the target and renames it; --in-place changes the file
+  itself (O(update): cut back to the original when our own update is replaced, the new one
+  appended), under an exclusive lock taken before the file is read, so two stamps of one
+  file run one after the other, the second reading the first one's result.
+- An interrupted stamp (killed between its writes) leaves the original followed by bytes no
+  cross-reference points at; stamp and --revert recognise it and start from the original.
 """
 
 from __future__ import annotations
@@ -22,21 +26,18 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import PithError, Refused
-from ..files import append_in_place, atomic_output, output_path
+from ..errors import PithError, Refused, UnreadablePdf
+from ..files import InputChanged, atomic_output, locked, open_input, output_path, rewrite_tail
 from ..number import PithNumber
 from ..value import NamedTuple
-from .facts import Facts, read_facts
-from .objects import Name, PdfSyntaxError, Ref, Stream
-from .reader import READ_FAILURES, Damaged, EncryptionError, PdfFile, decode_stream, read_failure
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .facts import Facts, read_facts, refuse_locked, unfinished_update
+from .objects import Name, Ref, Stream
+from .reader import READ_FAILURES, PdfFile, read_failure
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
-
-
-class StampError(PithError):
-    """A file that cannot be stamped because it cannot be read as a PDF."""
 
 
 class Options(NamedTuple):
@@ -72,24 +73,50 @@ def default_output(src: Path) -> Path:
 
 # -- entry points --------------------------------------------------------------------------
 def stamp_file(src: Path, output: Path, opts: Options) -> Outcome:
-    """Stamp `src` into `output` (which may be `src` itself: in place)."""
-    in_place = _same_file(src, output)
-    with _open(src, password=opts.password) as pdf:
-        plan = _plan(pdf, src, opts)
-        if isinstance(plan, str):
-            outcome = Outcome(str(src), str(output), "unchanged", plan)
-            if not in_place:
-                _write(output, src, pdf.size, b"", in_place=False)
-            return outcome
-        keep, tail, outcome = plan
-        outcome = outcome._replace(output=str(output))
-        if in_place and keep == pdf.size:
-            # Appended to the file itself (a symlink followed to it, as every output is).
-            commit = tail.rindex(b"startxref")
-            append_in_place(output_path(output), pdf.size, tail, commit, _interim(tail[commit:], pdf.startxref))
+    """Stamp `src` into `output` (which may be `src` itself: in place, under its lock)."""
+    if not _same_file(src, output):
+        return _stamp(src, output, opts, None)
+    target = output_path(output)  # a symlink followed to the file it names, as every output is
+    with locked(target) as fd:
+        return _stamp(src, output, opts, (fd, target))
+
+
+def _stamp(src: Path, output: Path, opts: Options, lock: tuple[int, Path] | None) -> Outcome:
+    with _open(src, password=opts.password) as whole:
+        _check_locked(whole, lock, src)
+        cut = unfinished_update(whole)
+        size = whole.size
+        if cut is None:
+            plan = _plan(whole, src, opts)
         else:
-            _write(output, src, keep, tail, in_place=in_place)
-        return outcome
+            with _open(src, cut, opts.password) as pdf:  # the original under an interrupted stamp
+                plan = _plan(pdf, src, opts)
+    warnings = [] if cut is None else [f"an interrupted pithtex stamp had left {size - cut:,} unreferenced bytes "
+                                       f"after byte {cut:,}: " + ("removed" if lock else "not copied")]
+    if isinstance(plan, str):
+        if lock is not None and cut is not None:
+            rewrite_tail(lock[0], lock[1], size, cut)
+        elif lock is None:
+            _write(output, src, cut or size, b"")
+        return Outcome(str(src), str(output), "unchanged", plan, warnings=warnings)
+    keep, tail, outcome, prev = plan
+    outcome = outcome._replace(output=str(output), warnings=[*warnings, *outcome.warnings])
+    if lock is None:
+        _write(output, src, keep, tail)
+    elif tail:
+        commit = tail.rindex(b"startxref")
+        rewrite_tail(lock[0], lock[1], size, keep, tail, commit, _interim(tail[commit:], prev))
+    else:
+        rewrite_tail(lock[0], lock[1], size, keep)
+    return outcome
+
+
+def _check_locked(pdf: PdfFile, lock: tuple[int, Path] | None, src: Path) -> None:
+    """What was read is the file that is locked (not one renamed over the name meanwhile)."""
+    if lock is not None:
+        info = os.fstat(lock[0])
+        if pdf.identity != (info.st_dev, info.st_ino):
+            raise UnreadablePdf(f"{src}: was replaced while being stamped: run the stamp again")
 
 
 def _interim(final: bytes, original: int) -> bytes:
@@ -106,27 +133,45 @@ def _same_file(src: Path, output: Path) -> bool:
 
 
 def revert_file(src: Path, output: Path, force: bool = False, password: bytes | None = None) -> Outcome:
-    """Cut pithtex's own update off, restoring the original bytes.
+    """Cut pithtex's own update off, restoring the original bytes (in place: the same inode
+    cut back, under its lock; the original is a prefix of the file).
 
     When other updates were appended after ours, cutting would drop them too: refused,
-    saying what they change, unless `force`.
+    saying what they change, unless `force`. An interrupted stamp's bytes are cut off the
+    same way, giving back the file as it was before that stamp.
     """
+    if not _same_file(src, output):
+        return _revert(src, output, force, password, None)
+    target = output_path(output)
+    with locked(target) as fd:
+        return _revert(src, output, force, password, (fd, target))
+
+
+def _revert(src: Path, output: Path, force: bool, password: bytes | None, lock: tuple[int, Path] | None) -> Outcome:
     with _open(src, password=password) as pdf:
-        facts = read_facts(pdf, pages=1)
-        update = facts.update
-        if update is None:
-            raise Refused(f"{src}: it carries no pithtex update: nothing to revert")
-        if not update.last and not force:
-            raise Refused(f"{src}: updates appended after pithtex's change {', '.join(update.later)}; "
-                          "reverting would lose them (--force reverts anyway)")
-        _write(output, src, update.original_size, b"", in_place=_same_file(src, output))
-    changed = ["removed the pithtex update"] + (
-        [f"and the later updates ({', '.join(update.later)})"] if not update.last else [])
+        _check_locked(pdf, lock, src)
+        size, cut = pdf.size, unfinished_update(pdf)
+        update = None if cut is not None else read_facts(pdf, pages=1).update
+    if cut is not None:
+        keep, changed = cut, ["removed an interrupted pithtex stamp's unreferenced bytes"]
+    elif update is None:
+        raise Refused(f"{src}: it carries no pithtex update: nothing to revert")
+    elif not update.last and not force:
+        raise Refused(f"{src}: updates appended after pithtex's change {', '.join(update.later)}; "
+                      "reverting would lose them (--force reverts anyway)")
+    else:
+        keep = update.original_size
+        changed = ["removed the pithtex update"] + (
+            [f"and the later updates ({', '.join(update.later)})"] if not update.last else [])
+    if lock is None:
+        _write(output, src, keep, b"")
+    else:
+        rewrite_tail(lock[0], lock[1], size, keep)
     return Outcome(str(src), str(output), "reverted", changed=changed)
 
 
 class _open:
-    """PdfFile with read failures (damage, encryption, the file system) as one clear StampError.
+    """PdfFile with read failures (damage, encryption, the file system) as one clear UnreadablePdf.
 
     Only what reading a damaged file raises is translated, while opening and while planning:
     any other exception is a bug and travels on untouched, traceback and all.
@@ -139,23 +184,20 @@ class _open:
         try:
             self.pdf = PdfFile(self.src, self.size, self.password)
         except READ_FAILURES as exc:
-            raise StampError(read_failure(self.src, exc)) from None
+            raise UnreadablePdf(read_failure(self.src, exc)) from None
         return self.pdf
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.pdf.close()
-        if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError)):
-            raise StampError(read_failure(self.src, exc)) from None
+        if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError, Shrunk)):
+            raise UnreadablePdf(read_failure(self.src, exc)) from None
 
 
 # -- what is there, what is missing -------------------------------------------------------
 def _facts(pdf: PdfFile, src: Path) -> Facts:
     """Page-1 facts of a file we may write into; refuses encryption we cannot open."""
-    facts = read_facts(pdf, pages=1)
-    enc = facts.encryption
-    if enc is not None and not enc.opened:
-        raise Refused(f"{src}: encrypted PDF: {enc.reason}" if enc.password_needed else
-                      f"{src}: encrypted PDF that pithtex cannot open: {enc.reason}")
+    facts = read_facts(pdf, pages=1, writing=True)
+    refuse_locked(facts, src)
     return facts
 
 
@@ -201,8 +243,9 @@ def _pdfa_policy(facts: Facts, src: Path, opts: Options, missing: list[str], war
 
 
 # -- the plan -----------------------------------------------------------------------------
-def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] | str:
-    """(bytes of the input to keep, bytes to append, outcome), or the body when nothing is missing."""
+def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome, int] | str:
+    """(bytes of the input to keep, bytes to append, outcome, the kept part's startxref), or the
+    body when nothing is missing."""
     facts = _facts(pdf, src)
     found = facts.number
     number = opts.number or found
@@ -236,7 +279,7 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome] 
         base_facts.signed = facts.signed
         base_missing = missing(base_facts, number if number.long or not long else PithNumber.parse(long), carry)
         if not base_missing:
-            return original, b"", Outcome(str(src), None, "stamped", number.body, ["removed the pithtex update"])
+            return original, b"", Outcome(str(src), None, "stamped", number.body, ["removed the pithtex update"]), 0
         return _build(base, src, original, number, carry, base_facts, base_missing, warnings, long)
 
 
@@ -252,7 +295,7 @@ class Allocator:
 
 
 def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Options, facts: Facts,
-           needed: list[str], warnings: list[str], long: str | None = None) -> tuple[int, bytes, Outcome]:
+           needed: list[str], warnings: list[str], long: str | None = None) -> tuple[int, bytes, Outcome, int]:
     from . import update
 
     drop_pdfa = _pdfa_policy(facts, src, opts, needed, warnings)
@@ -279,7 +322,7 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     if catalog != pdf.catalog():
         objects[catalog_ref] = catalog
     tail = update.build(pdf, base_size, objects, info_ref)
-    return base_size, tail, Outcome(str(src), None, "stamped", number.body, changed, warnings)
+    return base_size, tail, Outcome(str(src), None, "stamped", number.body, changed, warnings), pdf.startxref
 
 
 def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> Ref:
@@ -301,11 +344,13 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
     ref = catalog.get("Metadata")
     old = pdf.resolve(ref)
     values = {"number": number.body, "url": number.url, "long": long}
-    packet = None
+    # The packet read (and parsed) once, with the facts: decoded or not, parsed or not.
+    packet = facts.xmp_packet
     try:
-        packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
-        new_packet = xmp.merge(packet, values, drop_pdfa)
-    except (xmp.XmpError, PdfSyntaxError) as exc:
+        if facts.xmp is not None and facts.xmp.error is not None:
+            raise xmp.XmpError(facts.xmp.error)
+        new_packet = xmp.merge(packet, values, drop_pdfa, facts.xmp_tree)
+    except xmp.XmpError as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
         if not force:
             raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
@@ -357,34 +402,11 @@ def _attach(pdf: PdfFile, catalog: dict, record: bytes, facts: Facts, objects: d
 
 
 # -- writing ------------------------------------------------------------------------------
-_CHUNK = 1 << 24
-
-
-def _write(target: Path, src: Path, keep: int, tail: bytes, in_place: bool) -> None:
+def _write(target: Path, src: Path, keep: int, tail: bytes) -> None:
     """target := first `keep` bytes of src + tail, through the one output helper (temp file,
-    rename, the replaced file's mode kept; fsync when in place)."""
-    with atomic_output(target, sync=in_place) as out, open(src, "rb") as fin:
-        _copy(fin.fileno(), out.fileno(), keep)
-        out.seek(keep)
-        out.write(tail)
-
-
-def _copy(fin: int, fout: int, count: int) -> None:
-    """Kernel-side copy (reflink where the file system can), without reading into Python."""
-    done = 0
+    fsync, rename; the replaced file's owner, mode and xattrs kept)."""
     try:
-        while done < count:
-            n = os.copy_file_range(fin, fout, min(_CHUNK, count - done), done, done)
-            if n == 0:
-                break
-            done += n
-    except OSError:
-        pass
-    while done < count:  # fallback: plain reads, chunk by chunk
-        os.lseek(fin, done, os.SEEK_SET)
-        chunk = os.read(fin, min(1 << 20, count - done))
-        if not chunk:
-            raise StampError("input changed size while being read")
-        os.lseek(fout, done, os.SEEK_SET)
-        os.write(fout, chunk)
-        done += len(chunk)
+        with atomic_output(target) as out, open_input(src) as fin:
+            out.copy_from(fin.fileno(), keep, tail)
+    except InputChanged as exc:
+        raise UnreadablePdf(f"{src}: {exc.strerror}") from None
