@@ -46,6 +46,8 @@ def environment():
     )
     env.filters["expl3"] = sty_options.expl3_text
     env.filters["latex"] = sty_options.latex_text
+    env.filters["expl3_check"] = sty_options.expl3_check
+    env.filters["latex2e_check"] = sty_options.latex2e_check
     return env
 
 
@@ -131,6 +133,9 @@ def context() -> dict[str, object]:
         "messages": sty_options.MESSAGES,
         "manual_classes": sty_options.MANUAL_CLASSES,
         "review_modes": sty_options.REVIEW_MODES,
+        "review_checks": sty_options.REVIEW_CHECKS,
+        # The review warning's text after its "#1: ", for the LaTeXML path's Info.
+        "review_text": next(m.text for m in sty_options.MESSAGES if m.name == "review").split(": ", 1)[1],
     }
 
 

@@ -137,34 +137,115 @@ MESSAGE_NAMES = frozenset(m.name for m in MESSAGES)
 
 
 @dataclass(frozen=True)
+class Signal:
+    """One test of a review mode's signal, written once and rendered twice: as expl3 for
+    the PDF route (templates/pith.sty.j2) and as LaTeX2e for the LaTeXML path
+    (templates/pith-latexml.sty.j2), which LaTeXML can evaluate.
+
+    kind: `true` (the LaTeX2e switch \\if<name> exists and is true), `nottrue` (it does not
+    exist, or is false), `defined` / `undefined` (the command <name>), `relax` (the command
+    <name> is \\relax), `empty` (<name> is a macro with empty text), `class` / `package`
+    (<name> is loaded, with the option `option` when one is given), `without` (the package
+    <name> is not loaded with the option `option`).
+    """
+
+    kind: str
+    name: str
+    option: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A review mode holds when all of `signals` hold; `logged` names it in the warning.
+
+    `pdf` False: a check for LaTeXML's reading of the style only (its bindings), which the
+    PDF route leaves out. `years`: the check is tried for each year, `{y}` in the signals'
+    names standing for it (LaTeXML path only: a loop, so the package stays short)."""
+
+    logged: str
+    signals: tuple[Signal, ...]
+    pdf: bool = True
+    years: tuple[int, ...] = ()
+
+
+def _flag_or_option(logged: str, flag: str, kind: str, file: str, option: str) -> tuple[Check, ...]:
+    """The switch a class or style sets from its option, or, where the switch is not there
+    (LaTeXML's bindings of acmart and IEEEtran define none), the option itself."""
+    return (Check(logged, (Signal("true", flag),)),
+            Check(logged, (Signal("undefined", "if" + flag), Signal(kind, file, option)), pdf=False))
+
+
+def _cv(venue: str) -> tuple[Check, ...]:
+    """CVPR, ICCV, WACV: the option review or rebuttal; before 2023 a flag set by
+    \\cvprfinalcopy and the like."""
+    return (Check(f"{venue} review mode", (Signal("package", venue, "review"),)),
+            Check(f"{venue} rebuttal mode", (Signal("package", venue, "rebuttal"),)),
+            Check(f"{venue} review mode (no \\{venue}finalcopy)",
+                  (Signal("defined", f"if{venue}final"), Signal("nottrue", f"{venue}final"))))
+
+
+@dataclass(frozen=True)
 class ReviewMode:
     """A class or venue style in its review or submission mode, in which pith.sty writes
-    neither badge nor metadata (with `anonymous=auto`, the default); the manual lists them."""
+    neither badge nor metadata (with `anonymous=auto`, the default); the manual lists them.
+    `checks` are what both of pith.sty's paths test, in order (the first that holds wins)."""
 
     venue: str    # as authors know it, with the file that signals the mode
     signal: str   # what in that file pith reads
     logged: str   # the mode as pith's warning names it
+    checks: tuple[Check, ...]
 
 
+# LaTeXML reads neurips_2025.sty and icml2025.sty with its bindings of neurips.sty and
+# icml.sty ("a versioned package name"), which define none of the styles' switches but keep
+# the options under the versioned name; the years a paper may name are tried, once the
+# generic name (which LaTeXML then counts as loaded too) says it is worth it.
+_YEARS = tuple(range(2019, 2031))
+_NEURIPS = "NeurIPS submission mode"
+_ICML = "ICML submission mode (no accepted option)"
 REVIEW_MODES: tuple[ReviewMode, ...] = (
-    ReviewMode("IEEEtran", "class option peerreview", "IEEEtran peerreview mode"),
-    ReviewMode("acmart", "class option anonymous", "acmart anonymous mode"),
-    ReviewMode("acmart", "class option review", "acmart review mode"),
-    ReviewMode("LIPIcs (lipics-v2021)", "class option anonymous", "LIPIcs anonymous mode"),
+    ReviewMode("IEEEtran", "class option peerreview", "IEEEtran peerreview mode",
+               _flag_or_option("IEEEtran peerreview mode", "CLASSOPTIONpeerreview", "class", "IEEEtran",
+                               "peerreview")),
+    ReviewMode("acmart", "class option anonymous", "acmart anonymous mode",
+               _flag_or_option("acmart anonymous mode", "@ACM@anonymous", "class", "acmart", "anonymous")),
+    ReviewMode("acmart", "class option review", "acmart review mode",
+               _flag_or_option("acmart review mode", "@ACM@review", "class", "acmart", "review")),
+    ReviewMode("LIPIcs (lipics-v2021)", "class option anonymous", "LIPIcs anonymous mode",
+               (Check("LIPIcs anonymous mode", (Signal("relax", "authoranonymous"),)),)),
     ReviewMode("ACL, EMNLP, NAACL and the other *ACL venues (acl.sty)", "package option review",
-               "ACL review mode"),
+               "ACL review mode", _flag_or_option("ACL review mode", "acl@anonymize", "package", "acl", "review")),
     ReviewMode("NeurIPS (neurips_20xx.sty)", "neither final nor preprint (from 2026 also not nonanonymous "
-               "or a single-blind track)", "NeurIPS submission mode"),
-    ReviewMode("ICML (icml20xx.sty)", "no accepted option", "ICML submission mode (no accepted option)"),
+               "or a single-blind track)", _NEURIPS,
+               (Check(_NEURIPS, (Signal("defined", "if@neuripsfinal"), Signal("true", "@anonymous"))),
+                Check(_NEURIPS, (Signal("defined", "if@neuripsfinal"), Signal("undefined", "if@anonymous"),
+                                 Signal("nottrue", "@neuripsfinal"), Signal("nottrue", "@preprint"))),
+                Check(_NEURIPS, (Signal("undefined", "if@neuripsfinal"), Signal("package", "neurips"),
+                                 Signal("package", "neurips_{y}"),
+                                 *(Signal("without", "neurips_{y}", o) for o in ("final", "preprint", "nonanonymous"))),
+                      pdf=False, years=_YEARS))),
+    ReviewMode("ICML (icml20xx.sty)", "no accepted option", "ICML submission mode (no accepted option)",
+               (Check(_ICML, (Signal("defined", "ICML@appearing"), Signal("undefined", "isaccepted"))),
+                Check(_ICML, (Signal("undefined", "ICML@appearing"), Signal("package", "icml"),
+                              Signal("package", "icml{y}"), Signal("without", "icml{y}", "accepted")),
+                      pdf=False, years=_YEARS))),
     ReviewMode("ICLR (iclr20xx_conference.sty)", "no \\iclrfinalcopy before \\begin{document}",
-               "ICLR submission mode (no \\iclrfinalcopy)"),
-    ReviewMode("TMLR (tmlr.sty)", "neither accepted nor preprint", "TMLR submission mode (no accepted option)"),
+               "ICLR submission mode (no \\iclrfinalcopy)",
+               (Check("ICLR submission mode (no \\iclrfinalcopy)",
+                      (Signal("defined", "ificlrfinal"), Signal("nottrue", "iclrfinal"))),)),
+    ReviewMode("TMLR (tmlr.sty)", "neither accepted nor preprint", "TMLR submission mode (no accepted option)",
+               (Check("TMLR submission mode (no accepted option)",
+                      (Signal("package", "tmlr"), Signal("nottrue", "@accepted"), Signal("nottrue", "@preprint"))),)),
     ReviewMode("CVPR, ICCV, WACV (cvpr.sty, iccv.sty, wacv.sty)", "package option review or rebuttal "
                "(styles before 2023: no \\cvprfinalcopy, \\iccvfinalcopy, \\wacvfinalcopy)",
-               "cvpr review mode"),
-    ReviewMode("ECCV (eccv.sty)", "package option review", "ECCV review mode"),
-    ReviewMode("AAAI (aaai20xx.sty)", "package option submission", "AAAI submission mode"),
+               "cvpr review mode", _cv("cvpr") + _cv("iccv") + _cv("wacv")),
+    ReviewMode("ECCV (eccv.sty)", "package option review", "ECCV review mode",
+               _flag_or_option("ECCV review mode", "eccv@review", "package", "eccv", "review")),
+    # AAAI's `submission` option empties the macro that shows the authors.
+    ReviewMode("AAAI (aaai20xx.sty)", "package option submission", "AAAI submission mode",
+               (Check("AAAI submission mode", (Signal("empty", "showauthors@on"),)),)),
 )
+REVIEW_CHECKS: tuple[Check, ...] = tuple(c for m in REVIEW_MODES for c in m.checks)
 
 
 def expl3_text(text: str) -> str:
@@ -189,3 +270,64 @@ _LATEX = {"\\": "\\textbackslash{}", "{": "\\{\\allowbreak{}", "}": "\\}", "#": 
 def latex_text(text: str) -> str:
     """A plain text as typeset text in the manual."""
     return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+# A review check as TeX: each signal a test whose true branch is the rest; the innermost
+# branch names the mode. The PDF route's `\__pith_review:n` stops at the first that holds.
+_EXPL3_SIGNAL = {
+    "true": "\\__pith_legacy:nT {{{name}}} {{ {body} }}",
+    "nottrue": "\\__pith_legacy:nF {{{name}}} {{ {body} }}",
+    "defined": "\\cs_if_exist:cT {{{name}}} {{ {body} }}",
+    "undefined": "\\cs_if_exist:cF {{{name}}} {{ {body} }}",
+    "relax": "\\token_if_eq_meaning:NNT \\{name} \\scan_stop: {{ {body} }}",
+    "empty": "\\cs_if_exist:NT \\{name} {{ \\tl_if_empty:NT \\{name} {{ {body} }} }}",
+    "class": "\\IfClassLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }}",
+    "package": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }}",
+    "class-": "\\IfClassLoadedTF {{{name}}} {{ {body} }} {{ }}",
+    "package-": "\\IfPackageLoadedTF {{{name}}} {{ {body} }} {{ }}",
+    "without": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ }} {{ {body} }}",
+}
+# The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@T and the like): LaTeX2e
+# that LaTeXML interprets, with no \if... of its own outside macros that pair their \fi.
+_LATEX2E_SIGNAL = {  # short names: TeX reads this text on every run, skipping it
+    "true": "\\pith@T{{{name}}}{{{body}}}",
+    "nottrue": "\\pith@N{{{name}}}{{{body}}}",
+    "defined": "\\pith@D{{{name}}}{{{body}}}",
+    "undefined": "\\pith@U{{{name}}}{{{body}}}",
+    "relax": "\\pith@R\\{name}{{{body}}}",
+    "empty": "\\pith@E\\{name}{{{body}}}",
+    "class": "\\pith@C{{{name}}}{{{option}}}{{{body}}}",
+    "package": "\\pith@P{{{name}}}{{{option}}}{{{body}}}",
+    "class-": "\\@ifclassloaded{{{name}}}{{{body}}}{{}}",
+    "package-": "\\pith@L{{{name}}}{{{body}}}",
+    "without": "\\pith@W{{{name}}}{{{option}}}{{{body}}}",
+}
+
+
+def _check_tex(check: Check, forms: dict[str, str], found: str, year: str = "") -> str:
+    body = found
+    for signal in reversed(check.signals):
+        kind = signal.kind + ("-" if signal.kind in ("class", "package") and not signal.option else "")
+        body = forms[kind].format(name=signal.name.replace("{y}", year), option=signal.option, body=body)
+    return body
+
+
+def expl3_check(check: Check) -> str:
+    """The check as expl3 for the PDF route (read under \\ExplSyntaxOn); "" for a
+    LaTeXML-only one."""
+    if not check.pdf:
+        return ""
+    return _check_tex(check, _EXPL3_SIGNAL, f"\\__pith_review:n {{ {expl3_text(check.logged)} }}")
+
+
+def latex2e_check(check: Check) -> str:
+    """The check as LaTeX2e for the LaTeXML path; it names the mode in \\pith@why."""
+    logged = check.logged.replace("\\", "\\@backslashchar ")
+    found = f"\\pith@M{{{logged}}}"
+    if not check.years:
+        return _check_tex(check, _LATEX2E_SIGNAL, found)
+    # The signals before the first that names a year are tested once, outside the loop.
+    first = next(i for i, signal in enumerate(check.signals) if "{y}" in signal.name)
+    loop = _check_tex(Check(check.logged, check.signals[first:]), _LATEX2E_SIGNAL, found, "\\pith@y")
+    loop = f"\\@for\\pith@y:={','.join(map(str, check.years))}\\do{{{loop}}}"
+    return _check_tex(Check(check.logged, check.signals[:first]), _LATEX2E_SIGNAL, loop)

@@ -95,6 +95,45 @@ def test_review_copies(tmp_path, cls, old, new, options, badges):
     assert "The short form pith:YBK5PTAK is for display only." in text_of(run.html)
 
 
+
+# The venues' review modes as arXiv's LaTeXML sees them: the style files beside the paper
+# read raw (the stand-ins of tests/test_sty_titles.py, with the same signals), except
+# neurips_2025 and icml2025, which LaTeXML reads with its own bindings whatever is beside.
+VENUE_CASES = [  # (the line that loads the style, the mode withheld, or "" for a public copy)
+    ("\\usepackage[review]{acl}", "ACL review mode"),
+    ("\\usepackage[final]{acl}", ""),
+    ("\\usepackage{neurips_2025}", "NeurIPS submission mode"),
+    ("\\usepackage[final]{neurips_2026}", ""),
+    ("\\usepackage[preprint]{neurips_2025}", ""),
+    ("\\usepackage{icml2025}", "ICML submission mode (no accepted option)"),
+    ("\\usepackage[accepted]{icml2025}", ""),
+    ("\\usepackage{iclr2025_conference}", "ICLR submission mode (no \\iclrfinalcopy)"),
+    ("\\usepackage{iclr2025_conference}\n\\iclrfinalcopy", ""),
+    ("\\usepackage[rebuttal]{cvpr}", "cvpr rebuttal mode"),
+    ("\\usepackage[submission]{aaai2026}", "AAAI submission mode"),
+]
+
+
+@pytest.mark.parametrize(("preamble", "mode"), VENUE_CASES,
+                         ids=[f"{p.split('{')[1].split('}')[0]}-{'review' if m else 'public'}{i}"
+                              for i, (p, m) in enumerate(VENUE_CASES)])
+def test_venue_review_copies(tmp_path, preamble, mode):
+    from .test_sty_titles import VENUES
+
+    folder = example_paper("article", tmp_path / "article")
+    for name, text in VENUES.items():
+        (folder / f"{name}.sty").write_text(text + "\n")
+    tex = folder / "paper.tex"
+    tex.write_text(tex.read_text().replace("\\usepackage{pith}", f"{preamble}\n\\usepackage{{pith}}"))
+    run = convert(folder)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    _short_path_only(run.log)
+    assert len([link for link in links(run.html) if link.href == URL]) == (0 if mode else 1), mode
+    assert "The short form pith:YBK5PTAK is for display only." in text_of(run.html)
+    said = "badge and metadata left out" in run.log
+    assert said == bool(mode) and (not mode or f"{mode}: badge and metadata left out" in run.log), run.log[-2000:]
+
 PAPER = r"""\documentclass{article}
 \usepackage[badge=manual, style=short, color={0.8,0.1,0.1}, dvips, metadata=false,
   raise=-0.2ex, anonymous=false, baseurl=https://mirror.example.org/]{pith}

@@ -101,15 +101,15 @@ def test_pith_sty_pdfs_verify_only_as_the_records_paper(fake, tmp_path):
         report = json.loads(p.stdout)
         assert p.returncode == 0 and report["verified"], p.stdout + p.stderr
         assert report["details"]["paper"].startswith("page 1 shows the record's title \"Efficient Large-Scale")
-    # another paper with the same number: not shown to be the paper (no title anywhere but page 1)
+    # another paper with the same number: pith.sty recorded the title it typeset (Info /PithTitle)
     other = paper(tmp_path / "other", "Attention Is All You Need")
     p = online(fake, tmp_path, str(other), "--online")
-    assert p.returncode == 3 and "largest text reads \"Attention Is All You Need\"" in p.stdout, p.stdout
-    assert "unchecked" in p.stdout.splitlines()[0] and "[??  ] paper" in p.stdout
-    # ... and when it also names its title (hyperref's pdfusetitle): another paper, invalid
+    said = 'pith.sty typeset the title "Attention Is All You Need", the record\'s is "Efficient Large-Scale'
+    assert p.returncode == 1 and said in p.stdout and "[FAIL] paper" in p.stdout, p.stdout
+    # ... and with hyperref's pdfusetitle (Info /Title) as well: invalid, by the title pith.sty typeset
     named = paper(tmp_path / "named", "Attention Is All You Need", hyperref="\\usepackage[pdfusetitle]{hyperref}\n")
     p = online(fake, tmp_path, str(named), "--online")
-    said = 'the PDF is of another paper: its Info /Title "Attention Is All You Need"'
+    said = 'the PDF is of another paper: pith.sty typeset the title "Attention Is All You Need"'
     assert p.returncode == 1 and said in p.stdout, p.stdout
     # the same PDF against a record file: the same verdicts, no network
     p = pithtex_cli("verify", str(real), "--record", str(SEED_PATH))
@@ -261,7 +261,7 @@ def test_embed_fallback_link_follows_base_url_and_keys_are_refused(tmp_path):
 
 @pytest.mark.slow
 def test_examples_say_which_paper_they_are(tmp_path):
-    """The example papers carry the seed's number under their own title: never 'verified'."""
+    """The example papers carry the seed's number under their own title: invalid, naming both."""
     if shutil.which("pdflatex") is None:
         pytest.fail("pdflatex is needed")
     from .conftest import example_paper
@@ -271,9 +271,75 @@ def test_examples_say_which_paper_they_are(tmp_path):
         subprocess.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], cwd=folder, capture_output=True,
                        timeout=120)
     p = pithtex_cli("verify", str(folder / "paper.pdf"), "--record", str(SEED_PATH))
-    assert p.returncode == 3 and 'largest text reads "Papers that Carry their Own Identifier"' in p.stdout, p.stdout
+    said = 'pith.sty typeset the title "Papers that Carry their Own Identifier", the record\'s is "Efficient'
+    assert p.returncode == 1 and said in p.stdout, p.stdout
     assert title_sha256(SEED_TITLE) == seed_doc()["canonical_record"]["metadata"]["title_canon_sha256"]
 
+
+
+# -- pith.sty records the title it typeset: Info /PithTitle on every route --------------------
+TITLED = (r"\documentclass{article}" "\n" r"\usepackage[T1]{fontenc}" "\n{preamble}"
+          r"\usepackage{pith}\pithnumber{" + BODY + "}\n{title}\\author{A. Author}\n\\begin{document}\n"
+          "{body}\\maketitle\nSome text of the paper.\n\\end{document}\n")
+ROUTED = [("pdflatex", ""), ("dvips", ""), ("dvipdfmx", ""), ("xelatex", ""), ("lualatex", ""),
+          ("pdflatex", "\\usepackage{hyperref}\n"), ("dvips", "\\usepackage{hyperref}\n"),
+          ("lualatex", "\\usepackage{hyperxmp}\n"),
+          ("pdflatex", "\\DocumentMetadata{}\n"), ("lualatex", "\\DocumentMetadata{}\n")]
+
+
+def _titled(folder: Path, route: str, preamble: str, title: str, late: bool = False) -> Path:
+    from .texrun import compile_tex, write_doc
+
+    text = TITLED.replace("{preamble}", "" if preamble.startswith("\\DocumentMetadata") else preamble)
+    text = (preamble if preamble.startswith("\\DocumentMetadata") else "") + text
+    given = f"\\title{{{title}}}"
+    text = text.replace("{title}", "" if late else given).replace("{body}", given + "\n" if late else "")
+    write_doc(folder, text)
+    run = compile_tex(folder, route)
+    assert run.pdf is not None and "! " not in run.log, run.log[-2000:]
+    return run.pdf
+
+
+def _info_title(pdf: Path) -> str | None:
+    import pikepdf
+
+    with pikepdf.open(pdf) as doc:
+        value = doc.trailer.get("/Info", {}).get("/PithTitle")
+        return None if value is None else str(value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("route", "preamble"), ROUTED,
+                         ids=[f"{r}{'-' + p.strip().split('{')[-1][:-1] if p else ''}" for r, p in ROUTED])
+def test_another_papers_pith_sty_pdf_is_invalid_on_every_route(tmp_path, route, preamble):
+    other = _titled(tmp_path / "other", route, preamble, "Attention Is {\\'E}t\\'e All You Need\\thanks{Funded.}")
+    assert _info_title(other) == "Attention Is Été All You Need"
+    p = pithtex_cli("verify", str(other), "--record", str(SEED_PATH))
+    said = 'pith.sty typeset the title "Attention Is Été All You Need", the record\'s is "Efficient Large-Scale'
+    assert p.returncode == 1 and said in p.stdout, p.stdout
+    shown = pithtex_cli("inspect", str(other))
+    assert "Info /PithTitle   Attention Is Été All You Need" in shown.stdout, shown.stdout
+    genuine = _titled(tmp_path / "genuine", route, preamble, SEED_TITLE)
+    assert _info_title(genuine) == SEED_TITLE
+    p = pithtex_cli("verify", str(genuine), "--record", str(SEED_PATH))
+    assert p.returncode == 0 and "[ok  ] paper" in p.stdout, p.stdout
+
+
+@pytest.mark.slow
+def test_title_recorded_when_given_late_never_when_withheld_or_missing(tmp_path):
+    late = _titled(tmp_path / "late", "pdflatex", "", "Attention Is All You Need", late=True)
+    assert _info_title(late) == "Attention Is All You Need"
+    late_dvi = _titled(tmp_path / "late-dvi", "dvipdfmx", "", "Attention Is All You Need", late=True)
+    assert _info_title(late_dvi) == "Attention Is All You Need"
+    hidden = _titled(tmp_path / "hidden", "pdflatex", "\\PassOptionsToPackage{anonymous}{pith}\n",
+                     "Attention Is All You Need")
+    assert _info_title(hidden) is None
+    from .texrun import compile_tex, write_doc
+
+    write_doc(tmp_path / "none", "\\documentclass{article}\n\\usepackage{pith}\\pithnumber{" + BODY + "}\n"
+              "\\begin{document}\nNo title at all.\n\\end{document}\n")
+    run = compile_tex(tmp_path / "none", "pdflatex")
+    assert run.pdf is not None and "! " not in run.log and _info_title(run.pdf) is None, run.log[-1500:]
 
 def test_the_decision_table_of_check_paper():
     """check_paper is pure: what the PDF shows in, a verdict out (pdf.shown.Shown by hand)."""

@@ -114,7 +114,7 @@ class Facts:
 
     def __init__(self, file: str, update: PithtexUpdate | None = None) -> None:
         self.file = file
-        self.info: dict[str, str] = {}  # /PithNumber, /PithURL as written
+        self.info: dict[str, str] = {}  # /PithNumber, /PithURL, /PithTitle as written
         self.xmp: Xmp | None = None
         self.links: list[Link] = []
         self.links_all_pages = True
@@ -263,7 +263,7 @@ def _encryption(pdf: PdfFile) -> Encryption:
 TITLE_KEYS = ("Title", "PithTitle")
 
 
-def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL")) -> dict[str, str]:
+def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL", "PithTitle")) -> dict[str, str]:
     info = pdf.resolve(pdf.trailer.get("Info"))
     if not isinstance(info, dict):
         return {}
