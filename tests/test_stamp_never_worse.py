@@ -78,3 +78,18 @@ def test_fuzzed_trailer_values_never_make_it_worse(seeds, tmp_path_factory, kind
 @pytest.mark.parametrize("badge", [False, True])
 def test_test_pdfs_never_worse(tmp_path: Path, src: Path, badge: bool):
     stamp_not_worse(src.read_bytes(), tmp_path, badge)
+
+
+@pytest.mark.parametrize("kind", ["table", "streams"])
+def test_prev_naming_an_object_is_refused_not_made_worse(seeds, tmp_path: Path, kind: str):
+    # Found by the fuzz above: `/Prev 6 0 R` names nothing in the input (qpdf: clean), but
+    # the stamp's new object 6 made qpdf find a stream there and rebuild the file.
+    data = seeds[kind]
+    if kind == "table":
+        cut = data.rindex(b"trailer")
+        data = data[:cut] + data[cut:].replace(b"<<", b"<< /Prev 6 0 R", 1)
+    else:  # into the xref stream's own dictionary, beside its /Type
+        cut = data.rindex(b"/Type /XRef")
+        data = data[:cut] + b"/Prev 6 0 R " + data[cut:]
+    before, after = stamp_not_worse(data, tmp_path)
+    assert before == 0 and after is None  # clean for qpdf, refused by the stamp

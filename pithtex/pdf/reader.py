@@ -247,7 +247,12 @@ class PdfFile:
                     if section.entries.get(num, (0,))[0] == 0:
                         section.entries[num] = entry
             prev = section.trailer.get("Prev")
-            offset = prev if isinstance(prev, int) else None
+            if prev is not None and not isinstance(prev, int):
+                # Not an offset: readers take it as the chain's end while it names nothing,
+                # but once an update adds the object it names (a hostile `/Prev 6 0 R`),
+                # qpdf finds a stream there and rebuilds the file as damaged.
+                raise Damaged(f"the trailer's /Prev is not a byte offset ({type(prev).__name__})")
+            offset = prev
         # The newest trailer as written (to tell whose update is last), then completed:
         # keys such as /Root or /ID missing from it come from older ones.
         self.newest_trailer = dict(self.sections[0].trailer)
