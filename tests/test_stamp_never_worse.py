@@ -93,3 +93,13 @@ def test_prev_naming_an_object_is_refused_not_made_worse(seeds, tmp_path: Path, 
         data = data[:cut] + b"/Prev 6 0 R " + data[cut:]
     _, after = stamp_not_worse(data, tmp_path)
     assert after is None  # refused: no object of ours can give that /Prev a meaning
+
+
+def test_reference_in_xref_stream_parameters_is_refused_not_made_worse(seeds, tmp_path: Path):
+    # Also found by the fuzz: `/DecodeParms << /Prev 3 0 R … >>` in an xref stream reads
+    # clean in qpdf, but after an update qpdf resolves it mid-xref and caches object 3 as null.
+    data = seeds["streams"]
+    cut = data.rindex(b"/Type /XRef")
+    data = data[:cut] + data[cut:].replace(b"/DecodeParms <<", b"/DecodeParms << /Prev 3 0 R", 1)
+    before, after = stamp_not_worse(data, tmp_path)
+    assert before == 0 and after is None

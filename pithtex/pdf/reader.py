@@ -338,6 +338,10 @@ class PdfFile:
         index = d.get("Index", [0, size])
         if not (isinstance(index, list) and all(isinstance(v, int) and 0 <= v <= MAX_OBJECTS for v in index)):
             raise PdfSyntaxError("bad /Index in xref stream")
+        if _holds_ref(d.get("DecodeParms")) or _holds_ref(d.get("Filter")):
+            # ISO 32000 wants them direct; qpdf resolves such a reference while it is still
+            # reading the xref, and once an update follows, caches the object as null.
+            raise PdfSyntaxError("an indirect reference in the xref stream's /Filter or /DecodeParms")
         entries = XrefRows(decode_stream(stream), widths, index)
         trailer = {k: v for k, v in d.items() if k not in ("Length", "Filter", "DecodeParms", "W", "Index", "Type")}
         return Section(offset, "stream", trailer, entries)
@@ -560,3 +564,14 @@ def _unpredict(data: bytes, parms: dict) -> bytes:
         out += row
         prior = row
     return bytes(out)
+
+
+def _holds_ref(value: Any) -> bool:
+    """Whether a direct value holds an indirect reference anywhere inside it."""
+    if isinstance(value, Ref):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_ref(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_ref(v) for v in value)
+    return False
