@@ -201,3 +201,13 @@ def test_readme_fits_on_a_screen() -> None:
     opening = "\n".join(lines[:20])
     assert "make demo" in opening and "make test" in opening
     assert console_examples("\n".join(lines)), "the README shows no command example that runs"
+
+
+def test_library_page_runs_its_use_cases() -> None:
+    """(Was tests/test_library_doc.py.) docs/library.md shows the library by example: at
+    least 5 pycon blocks holding 20 examples or more, which test_pycon_examples runs."""
+    page = ROOT / "docs" / "library.md"
+    found = list(blocks(page.read_text(encoding="utf-8"), "pycon"))
+    assert len(found) >= 5
+    assert page in PYCON
+    assert len(doctest.DocTestParser().get_examples(pycon_text(page))) >= 20
