@@ -155,7 +155,8 @@ def verify_pdf(path: str | Path, keys: KeyRing | None = None, *, record: str | P
     from .verify import Check, check_paper, verify_document
 
     path, keys = Path(path), keys or keyring()
-    number = pdf_number(path, password)
+    facts = inspect(path, password)
+    number = _number_of(facts, path)
     wanted = _expect(expect)
     if wanted is not None and wanted.body != number.body:
         raise PithError(f"{path} is {number.body}, but --number asks for {wanted.body}")
@@ -166,14 +167,18 @@ def verify_pdf(path: str | Path, keys: KeyRing | None = None, *, record: str | P
         source = f"{path} via {url}"
     report = verify_document(document, keys, title=title, expect=number)
     checks = {"fetch": Check("pass", fetch)} if fetch else {}
-    report.checks = {**checks, **report.checks, "paper": check_paper(document, shown_of(path, password), title)}
+    report.checks = {**checks, **report.checks, "paper": check_paper(document, shown_of(path, password, facts),
+                                                                  title)}
     return Verification(report, document, source)
 
 
 def pdf_number(path: str | Path, password: bytes | None = None) -> PithNumber:
     """The one Pith Number a PDF carries; Refused when it is locked or its sources disagree,
     Undecidable when it carries none."""
-    facts = inspect(path, password)
+    return _number_of(inspect(path, password), path)
+
+
+def _number_of(facts: Facts, path: str | Path) -> PithNumber:
     number = facts.number
     if number is None:
         raise Undecidable(f"{path}: the PDF carries no Pith Number (no /PithNumber, XMP or pith link)")
@@ -353,7 +358,7 @@ def _refuse_other_papers(sources, document, record, force: bool, password) -> li
             continue
         if facts.encryption is not None and not facts.encryption.opened:
             continue
-        check = check_paper(document, shown_of(src, password))
+        check = check_paper(document, shown_of(src, password, facts))
         if check.status == PASS:
             continue
         if not force:

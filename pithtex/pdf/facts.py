@@ -130,6 +130,7 @@ class Facts:
         # The XMP packet as decoded, and its tree (parsed once, here; a stamp merges into it).
         self.xmp_packet: bytes | None = None
         self.xmp_tree: Any = None  # xmp.Parsed, when the packet parsed
+        self.titles: dict[str, str] = {}  # Info /Title and /PithTitle, for pdf/shown.py
 
     def __repr__(self) -> str:
         return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
@@ -242,6 +243,7 @@ def read_facts(pdf: PdfFile, pages: int | None = None, writing: bool = False) ->
     facts.signed, facts.certified = signature_state(pdf, catalog)
     facts.output_intents = catalog.get("OutputIntents") is not None
     facts.info = read_info(pdf)
+    facts.titles = read_info(pdf, TITLE_KEYS)
     facts.xmp, facts.xmp_packet, facts.xmp_tree = read_xmp(pdf, catalog, writing)
     facts.links, facts.links_all_pages, facts.page1_left = read_links(pdf, pages)
     facts.attachment_bytes = attached_record(pdf, catalog)
@@ -258,12 +260,15 @@ def _encryption(pdf: PdfFile) -> Encryption:
                       False, str(locked), isinstance(locked, PasswordNeeded))
 
 
-def read_info(pdf: PdfFile) -> dict[str, str]:
+TITLE_KEYS = ("Title", "PithTitle")
+
+
+def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL")) -> dict[str, str]:
     info = pdf.resolve(pdf.trailer.get("Info"))
     if not isinstance(info, dict):
         return {}
     out = {}
-    for key in ("PithNumber", "PithURL"):
+    for key in keys:
         text = decode_text(pdf.resolve(info.get(key)))
         if text is not None:
             out[key] = text
