@@ -37,7 +37,7 @@ _MESSAGE_EXTRA = "arXiv?"
 PAGE_KEY = "pagekey"
 PAGE_KEY_WORD = "page key"
 PAGE_KEY_BG = {"light": "#6f42c1", "dark": "#bc8cff"}  # both hold WCAG AA against the theme's message_fg
-# What a reader sees on a page that is not a secure context (the README quotes it).
+# What a reader sees on a page that is not a secure context (web/README.md quotes it).
 INSECURE = ("this page is not a secure context (served over https, or from localhost), so the browser offers "
             "no WebCrypto to check the record with")
 

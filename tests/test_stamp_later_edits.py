@@ -1,6 +1,6 @@
 """Edits made after the stamp are never lost: --revert and --force see updates appended later.
 
-Policy (README, "Later edits"): `--revert` refuses, naming what the later updates change,
+Policy (docs/pdf.md, "Later edits"): `--revert` refuses, naming what the later updates change,
 unless --force; a new stamp (also `--force` with another number) is appended on top of
 them, never replacing our old update; a signature appended after the stamp therefore
 stays valid (its signed byte range is kept as a prefix) and only --force cuts it off.

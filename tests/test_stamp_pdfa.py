@@ -1,4 +1,4 @@
-"""One PDF/A policy (README, "PDF/A") followed by metadata-only stamping, --badge and --attach-record.
+"""One PDF/A policy (docs/pdf.md, "PDF/A") followed by metadata-only stamping, --badge and --attach-record.
 
 - metadata only: the claim stays and stays true (pith's extension schema is declared);
 - --attach-record: an associated file on PDF/A-3; refused below PDF/A-3 without --force;

@@ -4,7 +4,7 @@ Each page runs tests/web/harness.js, which reports back what the element did (se
 tests/browserkit.py). One page per concern: every state (and axe-core, and the panel by
 keyboard), live attribute changes and colour-scheme switching, a strict CSP with Trusted
 Types loading the ES module from the `npm pack` tarball, and a browser without Ed25519.
-Screenshots of each state go to out/screenshots/ (docs/screenshots/ holds the README's copies).
+Screenshots of each state go to out/screenshots/ (docs/screenshots/ holds the copies docs/web.md shows).
 """
 
 from __future__ import annotations

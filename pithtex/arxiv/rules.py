@@ -2,7 +2,7 @@
 
 Each rule returns Diagnostics with file:line and a fix. `static_check` runs them all and
 also returns the facts later steps need (figure kinds for the `auto` route, pith facts).
-Rule ids are stable: tests, JSON consumers and the README refer to them.
+Rule ids are stable: tests, JSON consumers and docs/arxiv-rules.md refer to them.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ second stamp with the same number changes nothing and --revert gives the origina
 (refused when other updates were appended after pithtex's: --force drops them too).
 Encrypted PDFs open with the empty user password or --password, and the update is encrypted
 like the rest of the file. Damaged PDFs are refused; on signed PDFs only metadata changes,
-on PDF/A files --badge (and --attach-record below PDF/A-3) need --force (for more, see README).
+on PDF/A files --badge (and --attach-record below PDF/A-3) need --force (for more, see docs/pdf.md).
 """
 
 

@@ -4,7 +4,7 @@
   is encrypted with the document's key; /Encrypt and /ID[0] are kept, so the permissions
   stay. Files that need a password we were not given, and damaged files, are refused.
 - Signed files get metadata only, unless --force.
-- PDF/A (one policy, see README): metadata keeps the claim valid; --badge and, below
+- PDF/A (one policy, see docs/pdf.md): metadata keeps the claim valid; --badge and, below
   PDF/A-3, --attach-record would break it, so they are refused without --force, and with
   --force the XMP stops claiming PDF/A.
 - Idempotent: a file that already carries everything asked for is left alone.
@@ -224,7 +224,7 @@ def _xmp_long(facts: Facts, number: PithNumber) -> str | None:
 
 
 def _pdfa_policy(facts: Facts, src: Path, opts: Options, missing: list[str], warnings: list[str]) -> bool:
-    """The one PDF/A policy (README, "PDF/A"); True when the XMP must stop claiming PDF/A."""
+    """The one PDF/A policy (docs/pdf.md, "PDF/A"); True when the XMP must stop claiming PDF/A."""
     level = facts.pdfa
     if not level:
         return False
@@ -351,7 +351,7 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
             raise xmp.XmpError(facts.xmp.error)
         new_packet = xmp.merge(packet, values, drop_pdfa, facts.xmp_tree)
     except xmp.XmpError as exc:
-        # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
+        # A packet that is not XML is neither replaced nor guessed at silently (docs/pdf.md).
         if not force:
             raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
                           "what can be read of it)") from None
