@@ -20,7 +20,7 @@ APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
-	@echo "make test   the whole test suite (pytest) and ruff"
+	@echo "make test   the whole test suite (pytest), ruff and mypy --strict"
 	@echo "make render re-render latex/pith.sty and the web assets from the templates"
 	@echo "make examples  build every example paper into $(OUT)/examples/<class>/paper.pdf"
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
@@ -84,9 +84,11 @@ demo: venv system-packages
 test: venv system-packages web-deps
 	$(BIN)/pytest -n auto -q
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: venv system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

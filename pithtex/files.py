@@ -37,9 +37,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import PithError, Refused
-from .value import NamedTuple
+from .value import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import BinaryIO
 

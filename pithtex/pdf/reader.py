@@ -16,9 +16,9 @@ import zlib
 from pathlib import Path
 
 from ..files import open_input
+from ..value import TYPE_CHECKING
 from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, PdfSyntaxError, Ref, Stream
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,10 +13,10 @@ try:  # CPython's own MD5: `hashlib` loads OpenSSL (about 2 ms, half a stamp's o
 except ImportError:  # an interpreter built without it
     from hashlib import md5
 
+from ..value import TYPE_CHECKING
 from .objects import HexString, Name, Ref, Stream, indirect_object, serialize
 from .reader import Damaged, PdfFile
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
 

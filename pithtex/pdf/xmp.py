@@ -19,10 +19,10 @@ import io
 import re
 
 from .. import brand
+from ..value import TYPE_CHECKING
 
 # ElementTree is imported where a tree is built (a new packet needs none), and `typing`
 # is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
     from xml.etree.ElementTree import Element
