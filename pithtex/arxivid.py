@@ -105,8 +105,8 @@ def _paper_problem(paper: str) -> str | None:
 
 def record_source(record: dict[str, Any]) -> tuple[str | None, int | None]:
     """The arXiv id and version a canonical record names in `source`, where it names them."""
-    source = record.get("source") if isinstance(record.get("source"), dict) else {}
-    if source.get("kind") not in (None, "arxiv"):
+    source = record.get("source")
+    if not isinstance(source, dict) or source.get("kind") not in (None, "arxiv"):
         return None, None
     paper = source.get("id") if isinstance(source.get("id"), str) else None
     version = source.get("version")

@@ -120,7 +120,7 @@ def read_input(path: Path | str, limit: int, what: str, *, follow: bool = True) 
 # -- writing a new file: a temporary file beside the target, renamed over it ----------------
 @contextmanager
 def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = None,
-                  follow: bool = True) -> Iterator[BinaryIO]:
+                  follow: bool = True) -> Iterator[_Output]:
     """A binary file to write `path`'s new content into; it replaces `path` only when the
     block ends without an exception.
 

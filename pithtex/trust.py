@@ -11,6 +11,7 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -84,7 +85,7 @@ class KeyRing:
     def get(self, key_id: str) -> PublicKey | None:
         return self._keys.get(key_id)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[PublicKey]:
         return iter(self._keys.values())
 
     def __len__(self) -> int:

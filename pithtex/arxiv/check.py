@@ -18,11 +18,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import PithError
+from ..value import TYPE_CHECKING
 from . import pdfcheck, sandbox, texlive
 from .diagnostic import ERROR, Diagnostic, error, warning
 from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan
 from .upload import Upload, open_upload
+
+if TYPE_CHECKING:
+    from typing import Any
 
 ENGINES = ("auto", "pdflatex", "latex", "xelatex", "all")
 MAX_LOG_ERRORS = 5
@@ -38,7 +42,7 @@ class Result:
     runs: list[sandbox.RouteRun]
     diagnostics: list[Diagnostic]
     facts: Facts
-    route_facts: dict[str, dict] = field(default_factory=dict)
+    route_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -78,7 +82,7 @@ class Check:
                     out.append(d)
         return out
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         from .report import as_dict
 
         return as_dict(self)
@@ -118,7 +122,7 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
     number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
 
-    def one(route: str, seed: Future | None) -> tuple[sandbox.RouteRun, dict | None, list[Diagnostic]]:
+    def one(route: str, seed: Future | None) -> tuple[sandbox.RouteRun, dict[str, Any] | None, list[Diagnostic]]:
         # Compile and read the PDF back in the same worker, so one route's PDF reading
         # overlaps the other routes' TeX runs.
         critical = seed is None or route == sandbox.CRITICAL_ROUTE

@@ -12,19 +12,23 @@ from pathlib import Path
 
 from .. import brand
 from ..pdf.facts import ARXIV_BAND, Facts, facts_of
+from ..value import TYPE_CHECKING
 from .diagnostic import Diagnostic, error, warning
 from .logparse import BadgeNote
+
+if TYPE_CHECKING:
+    from typing import Any
 
 LEFT_BAND_PT = ARXIV_BAND
 
 
-def inspect_metadata(pdf: Path | Facts) -> dict:
+def inspect_metadata(pdf: Path | Facts) -> dict[str, Any]:
     """{'info': body|None, 'xmp': body|None}, read by the one reader of pith metadata."""
     sources = (pdf if isinstance(pdf, Facts) else facts_of(pdf, pages=1)).sources
     return {key: sources[key].body if key in sources else None for key in ("info", "xmp")}
 
 
-def page_one(pdf: Path | Facts) -> dict:
+def page_one(pdf: Path | Facts) -> dict[str, Any]:
     """Page 1's pith links with their rectangles (from the page's left edge), and /OutputIntents."""
     facts = pdf if isinstance(pdf, Facts) else facts_of(pdf, pages=1)
     left = facts.page1_left
@@ -35,7 +39,7 @@ def page_one(pdf: Path | Facts) -> dict:
 
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
-                metadata: bool = True, notes: list[BadgeNote] | tuple = ()) -> tuple[dict, list[Diagnostic]]:
+                metadata: bool = True, notes: list[BadgeNote] | tuple = ()) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
@@ -85,7 +89,7 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     return facts, diags
 
 
-def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: bool) -> dict | None:
+def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: bool) -> dict[str, Any] | None:
     """Where the badge is, as the report shows it: how it was placed, on which page."""
     if withheld:
         return {"how": "withheld", "why": withheld.why}

@@ -8,7 +8,7 @@ top-level files gets that block once per file, in arXiv's order, each with its v
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import safetext
 from .diagnostic import ERROR, Diagnostic
@@ -27,7 +27,7 @@ def route_ok(result: Result, route: str) -> bool:
     return clean and not any(d.severity == ERROR and d.route == route for d in result.diagnostics)
 
 
-def as_dict(check: Check) -> dict:
+def as_dict(check: Check) -> dict[str, Any]:
     up, primary = check.upload, check.primary
     diagnostics = check.diagnostics
     errors = [d for d in diagnostics if d.severity == ERROR]
@@ -52,7 +52,7 @@ def as_dict(check: Check) -> dict:
     }
 
 
-def _route_dict(result: Result, run, several: bool) -> dict:
+def _route_dict(result: Result, run, several: bool) -> dict[str, Any]:
     log = run.log
     out = {"main": result.upload.main} if several else {}
     out.update({
@@ -159,7 +159,7 @@ def _pith_line(result: Result, several: bool = False) -> str:
     return "pith: " + head + ("  " + "; ".join(tails) if tails else "")
 
 
-def _pith_state(facts: dict) -> str:
+def _pith_state(facts: dict[str, Any]) -> str:
     """What one route's PDF shows of pith, and where the badge landed (pith.sty's log line)."""
     placed = facts.get("badge") or {}
     if placed.get("how") == "withheld":

@@ -15,10 +15,14 @@ from .. import sty
 from ..errors import InvalidNumber
 from ..number import PithNumber
 from ..sty_options import OPTION_NAMES
+from ..value import TYPE_CHECKING
 from . import texlive
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
 from .upload import Upload
+
+if TYPE_CHECKING:
+    from typing import Any
 
 GRAPHICS_EXT = {
     "pdflatex": (".pdf", ".png", ".jpg", ".jpeg", ".mps", ".jbig2", ".jb2", ".PDF", ".PNG", ".JPG", ".JPEG"),
@@ -49,7 +53,7 @@ class Facts:
     figures: list[str] = field(default_factory=list)  # resolved figure files
     uses_pith: bool = False
     number: str | None = None
-    sty: dict = field(default_factory=dict)
+    sty: dict[str, Any] = field(default_factory=dict)
     badge: str = "title"   # pith's badge= option: title | manual | none
     metadata: bool = True  # pith's metadata= option (and anonymous review)
 

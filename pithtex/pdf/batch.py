@@ -8,8 +8,11 @@ from pathlib import Path
 
 from ..errors import PithError
 from ..safetext import unfiltered
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Task(NamedTuple):
@@ -25,7 +28,7 @@ def run_one(task: Task) -> Outcome:
     return stamp_file(task.source, task.output, task.options)
 
 
-def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
+def _safe(task: Task) -> tuple[dict[str, Any] | None, tuple[str, str, int] | None]:
     """A worker's result as plain data: (outcome, None) or (None, (file, message, exit code))."""
     try:
         return run_one(task).as_dict(), None
@@ -41,8 +44,8 @@ def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
         return None, (str(task.source), message, 70)
 
 
-def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict], list[tuple[str, str, int]]]:
-    done: list[dict] = []
+def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]]]:
+    done: list[dict[str, Any]] = []
     failed: list[tuple[str, str, int]] = []
     if jobs == 1:
         results = map(_safe, tasks)

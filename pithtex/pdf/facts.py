@@ -17,7 +17,7 @@ from ..errors import PithError
 from ..number import PithNumber
 from ..value import TYPE_CHECKING, NamedTuple
 from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, decode_stream, read_failure
+from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, Section, decode_stream, read_failure
 
 if TYPE_CHECKING:
     from typing import Any
@@ -243,14 +243,14 @@ def read_info(pdf: PdfFile) -> dict[str, str]:
     return out
 
 
-def metadata_packet(pdf: PdfFile, catalog: dict) -> bytes | None:
+def metadata_packet(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
     stream = pdf.resolve(catalog.get("Metadata"))
     if not isinstance(stream, Stream):
         return None
     return decode_stream(stream, limit=MAX_RECORD)
 
 
-def read_xmp(pdf: PdfFile, catalog: dict) -> Xmp | None:
+def read_xmp(pdf: PdfFile, catalog: dict[str, Any]) -> Xmp | None:
     try:
         packet = metadata_packet(pdf, catalog)
     except PdfSyntaxError as exc:
@@ -285,7 +285,7 @@ def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool
             annot = pdf.resolve(annot_ref)
             uri = link_uri(pdf, annot)
             number = number_in_url(uri)
-            if number is not None and all(link.uri != uri or link.page != i for link in links):
+            if uri is not None and number is not None and all(link.uri != uri or link.page != i for link in links):
                 links.append(Link(uri, number, i, _box(pdf, annot.get("Rect"))))
     return links, complete, left
 
@@ -311,7 +311,7 @@ def link_uri(pdf: PdfFile, annot: Any) -> str | None:
     return uri.decode("latin-1") if isinstance(uri, bytes) else None
 
 
-def embedded_files(pdf: PdfFile, catalog: dict) -> list[tuple[str, Any]]:
+def embedded_files(pdf: PdfFile, catalog: dict[str, Any]) -> list[tuple[str, Any]]:
     """(name, filespec) pairs of the EmbeddedFiles name tree, flattened (bounded)."""
     names = pdf.resolve(catalog.get("Names"))
     tree = pdf.resolve(names.get("EmbeddedFiles")) if isinstance(names, dict) else None
@@ -334,7 +334,7 @@ def embedded_files(pdf: PdfFile, catalog: dict) -> list[tuple[str, Any]]:
     return out
 
 
-def attached_record(pdf: PdfFile, catalog: dict) -> bytes | None:
+def attached_record(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
     """The bytes of an attached `pith-record.json` (the first one that decodes)."""
     for name, spec_ref in embedded_files(pdf, catalog):
         spec = pdf.resolve(spec_ref)
@@ -367,7 +367,7 @@ def _record_number(data: bytes | None) -> PithNumber | None:
         return None
 
 
-def signature_state(pdf: PdfFile, catalog: dict) -> tuple[bool, bool]:
+def signature_state(pdf: PdfFile, catalog: dict[str, Any]) -> tuple[bool, bool]:
     """(signed, certified): a signature field with a value or /SigFlags; /Perms /DocMDP."""
     perms = pdf.resolve(catalog.get("Perms"))
     certified = isinstance(perms, dict) and perms.get("DocMDP") is not None
@@ -449,7 +449,7 @@ def unfinished_update(pdf: PdfFile) -> int | None:
 _TRAILER_REACH = 4096  # our update's trailer ends at most this far before the end of the file
 
 
-def _later_changes(pdf: PdfFile, sections: list) -> tuple[str, ...]:
+def _later_changes(pdf: PdfFile, sections: list[Section]) -> tuple[str, ...]:
     """What the updates after ours change, in words, for a refusal that says what would be lost."""
     nums = {num for section in sections for num in section.entries}
     if not nums:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
 from .objects import decode_text
 from .reader import READ_FAILURES, PdfFile
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 # Page 1's text beyond this many characters is not kept (a title sits at the top).
 MAX_TEXT = 200_000
@@ -77,11 +80,13 @@ def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str],
         root = xmp.parse(packet, writing=False).root
     except xmp.XmpError:
         return texts, None
-    return texts, _dc_title(root, xmp)
+    return texts, _dc_title(root)
 
 
-def _dc_title(root, xmp) -> str | None:
+def _dc_title(root: Element) -> str | None:
     """dc:title: an rdf:Alt of language alternatives; the x-default one, else the first."""
+    from . import xmp
+
     dc = "http://purl.org/dc/elements/1.1/"
     for desc in xmp.descriptions(root):
         title = desc.find(f"{{{dc}}}title")

@@ -189,7 +189,7 @@ class _open:
             raise StampError(read_failure(self.src, exc)) from None
         return self.pdf
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         self.pdf.close()
         if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError, Shrunk)):
             raise StampError(read_failure(self.src, exc)) from None
@@ -330,7 +330,7 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     return base_size, tail, Outcome(str(src), None, "stamped", number.body, changed, warnings), pdf.startxref
 
 
-def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> Ref:
+def _info(pdf: PdfFile, number: PithNumber, objects: dict[Ref, Any], alloc: Allocator) -> Ref:
     ref = pdf.trailer.get("Info")
     info = pdf.resolve(ref)
     new = dict(info) if isinstance(info, dict) else {}
@@ -342,7 +342,7 @@ def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> 
     return ref
 
 
-def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Facts, objects: dict,
+def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, facts: Facts, objects: dict[Ref, Any],
          alloc: Allocator, warnings: list[str], drop_pdfa: bool, src: Path, force: bool) -> str:
     from . import xmp
 
@@ -374,8 +374,8 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
     return "XMP pith properties" + (" and PDF/A extension schema" if facts.pdfa else "")
 
 
-def _attach(pdf: PdfFile, catalog: dict, record: bytes, facts: Facts, objects: dict, alloc: Allocator,
-            drop_pdfa: bool) -> None:
+def _attach(pdf: PdfFile, catalog: dict[str, Any], record: bytes, facts: Facts, objects: dict[Ref, Any],
+            alloc: Allocator, drop_pdfa: bool) -> None:
     """The record as an embedded file (and an associated file, /AF, on PDF/A-3)."""
     import hashlib
 
