@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .errors import InvalidNumber
 
@@ -113,7 +113,7 @@ def record_source(record: dict[str, Any]) -> tuple[str | None, int | None]:
     return paper, version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def source_problem(record: dict[str, Any], asked: ArxivId) -> tuple[str, str]:
+def source_problem(record: dict[str, Any], asked: ArxivId) -> tuple[Literal["pass", "fail"], str]:
     """Does a canonical record name the paper (and version) asked for? ("pass" or "fail", detail)."""
     paper, version = record_source(record)
     if paper is None:  # a record of no named paper is not the record of the paper asked for

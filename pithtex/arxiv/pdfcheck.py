@@ -39,7 +39,8 @@ def page_one(pdf: Path | Facts) -> dict[str, Any]:
 
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
-                metadata: bool = True, notes: list[BadgeNote] | tuple = ()) -> tuple[dict[str, Any], list[Diagnostic]]:
+                metadata: bool = True, notes: list[BadgeNote] | tuple[BadgeNote, ...] = (),
+                ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with

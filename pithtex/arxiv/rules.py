@@ -122,7 +122,7 @@ def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Di
             continue
         name = _norm(ref.name)
         status, actual = _lookup([name + ".tex", name], files, lower)
-        if status == "case":
+        if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
         elif status == "missing" and not any(texlive.find([name + ".tex", name]).values()):
             out.append(error("missing-file", f"\\input{{{ref.name}}}: no {name}.tex or {name} in the upload",
@@ -152,7 +152,7 @@ def rule_graphics(src: Sources, files: set[str], lower: dict[str, str], facts: F
             facts.figures.extend(found)
             continue
         status, actual = _lookup(cands, files, lower)
-        if status == "case":
+        if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
         elif not _in_texlive(name):  # mwe's example-image-a and the like come with TeX Live
             out.append(error("missing-file", f"\\includegraphics{{{ref.name}}}: no such figure in the upload "
@@ -201,7 +201,7 @@ def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[
         if ref.name == "pith":
             continue  # rule_pith says it better
         status, actual = _lookup([fname], files, lower)
-        if status == "case":
+        if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
             continue
         elsewhere = [f for f in files if PurePosixPath(f).name == fname]

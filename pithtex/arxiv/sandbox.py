@@ -26,10 +26,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..value import TYPE_CHECKING
 from .logparse import LogFacts, parse_log
 from .rules import PDF_ROUTE_EXT
 from .texlive import tex_env
 from .upload import Upload
+
+if TYPE_CHECKING:
+    from typing import IO
 
 ROUTES = ("pdflatex", "latex", "xelatex")
 # XeTeX loads OpenType fonts through fontconfig and is the slowest route on every example;
@@ -297,7 +301,7 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
         return Step(None if stopped else proc.returncode, _tail(out), stopped)
 
 
-def _watch(proc: subprocess.Popen[bytes], out, watch: Path | None, limits: Limits,
+def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], watch: Path | None, limits: Limits,
            folder: tuple[Path, int] | None = None) -> str | None:
     """Wait for proc; kill its group and say why when it passes the time limit or a cap:
     its output and `watch` (the log) at log_cap, what it adds to `folder` (the work folder
@@ -354,7 +358,7 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _tail(out) -> str:
+def _tail(out: IO[bytes]) -> str:
     """The last TAIL_CHARS characters of the output file (read from its end, never all of it)."""
     size = os.fstat(out.fileno()).st_size
     out.seek(max(0, size - 4 * TAIL_CHARS))

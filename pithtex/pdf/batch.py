@@ -12,6 +12,7 @@ from ..value import TYPE_CHECKING, NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 
@@ -59,11 +60,12 @@ def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict[s
     return done, failed
 
 
-def _collect(results, total: int, done: list, failed: list, progress: bool) -> None:
+def _collect(results: Iterable[tuple[dict[str, Any] | None, tuple[str, str, int] | None]], total: int,
+             done: list[dict[str, Any]], failed: list[tuple[str, str, int]], progress: bool) -> None:
     for i, (outcome, failure) in enumerate(results, start=1):
         if outcome is not None:
             done.append(outcome)
-        else:
+        elif failure is not None:  # one of the two is always None
             failed.append(failure)
         if progress:  # a one-line bar on a terminal only; nothing when piped
             width = 30
