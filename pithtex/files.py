@@ -36,19 +36,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .errors import PithError, Refused
+from .errors import Busy, InputError, OutputError
 from .value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from typing import BinaryIO
-
-
-class OutputError(PithError):
-    """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
-
-
-class InputError(PithError):
-    """An input path that is not a regular file, or larger than its kind of file may be (exit 2)."""
 
 
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
@@ -413,10 +405,6 @@ def _unlink(name: str) -> None:
 
 # -- changing a file in place: one writer at a time -------------------------------------------
 LOCK_WAIT = 10.0  # seconds a second writer waits for the first (PITHTEX_LOCK_WAIT overrides)
-
-
-class Busy(Refused):
-    """Another writer holds the file's lock longer than we wait (exit 1: try again later)."""
 
 
 @contextmanager

@@ -35,7 +35,7 @@ from typing import Any
 
 from . import brand, net
 from .arxivid import ArxivId
-from .errors import InvalidNumber, PithError, RecordError, Undecidable
+from .errors import InvalidNumber, PithError, RecordError, ResolverError
 from .files import InputError, OutputError, read_input, write_atomic
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
@@ -46,10 +46,6 @@ RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
 MAX_BYTES = 4 * 1024 * 1024
 USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
-
-
-class ResolverError(Undecidable):
-    """The resolver could not give an answer that can be checked (exit code 3)."""
 
 
 @dataclass(frozen=True)

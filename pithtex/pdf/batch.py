@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import errors
 from ..errors import PithError
 from ..safetext import unfiltered
 from ..value import TYPE_CHECKING, NamedTuple
@@ -42,7 +43,7 @@ def _safe(task: Task) -> tuple[dict[str, Any] | None, tuple[str, str, int] | Non
             import traceback
 
             message += "\n" + traceback.format_exc().rstrip()
-        return None, (str(task.source), message, 70)
+        return None, (str(task.source), message, errors.BUG)
 
 
 def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]]]:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import PithError
+from ..errors import PithError, Refused, UnreadablePdf
 from ..number import PithNumber
 from ..value import TYPE_CHECKING, NamedTuple
-from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, Section, decode_stream, read_failure
+from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError
+from .objects import Name, Ref, Stream, decode_text
+from .reader import READ_FAILURES, PdfFile, Section, decode_stream, read_failure
 
 if TYPE_CHECKING:
     from typing import Any
@@ -32,10 +33,6 @@ MAX_LINK_PAGES = 5000
 MAX_NAMES = 10_000
 MAX_RECORD = 16 * 1024 * 1024
 RECORD_NAME = "pith-record.json"
-
-
-class UnreadablePdf(PithError):
-    """A file that cannot be read as a PDF (exit 2), or an encrypted one we cannot open."""
 
 
 def number_in(text: Any) -> PithNumber | None:
@@ -167,6 +164,11 @@ class Facts:
     def agree(self) -> bool:
         return len({n.body for n in self.sources.values()}) == 1
 
+    @property
+    def locked(self) -> bool:
+        """Encrypted, and not opened: nothing past the encryption was read."""
+        return self.encryption is not None and not self.encryption.opened
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON of `pithtex inspect --json` (numbers as their bodies)."""
         xmp = None
@@ -201,6 +203,17 @@ def facts_of(path: str | Path, password: bytes | None = None, pages: int | None 
             return read_facts(pdf, pages)
     except READ_FAILURES as exc:
         raise UnreadablePdf(read_failure(path, exc)) from None
+
+
+def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
+    """Refused (exit 1) for an encrypted file that did not open: the one wording stamp,
+    verify and inspect give (`name` as the user wrote the path; else the file read)."""
+    if not facts.locked:
+        return
+    enc = facts.encryption
+    name = facts.file if name is None else name
+    raise Refused(f"{name}: encrypted PDF: {enc.reason}" if enc.password_needed
+                  else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
 
 
 def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:

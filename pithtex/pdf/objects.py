@@ -15,14 +15,11 @@ from __future__ import annotations
 import re
 
 from ..value import TYPE_CHECKING, NamedTuple
+from .errors import PdfSyntaxError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
-
-
-class PdfSyntaxError(ValueError):
-    """Bytes that are not the PDF syntax expected at this place."""
 
 
 class Name(str):

@@ -26,20 +26,17 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import PithError, Refused
+from ..errors import PithError, Refused, UnreadablePdf
 from ..files import InputChanged, atomic_output, locked, open_input, output_path, rewrite_tail
 from ..number import PithNumber
 from ..value import TYPE_CHECKING, NamedTuple
-from .facts import Facts, read_facts, unfinished_update
-from .objects import Name, PdfSyntaxError, Ref, Stream
-from .reader import READ_FAILURES, Damaged, EncryptionError, PdfFile, Shrunk, decode_stream, read_failure
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .facts import Facts, read_facts, refuse_locked, unfinished_update
+from .objects import Name, Ref, Stream
+from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
 if TYPE_CHECKING:
     from typing import Any
-
-
-class StampError(PithError):
-    """A file that cannot be stamped because it cannot be read as a PDF."""
 
 
 class Options(NamedTuple):
@@ -118,7 +115,7 @@ def _check_locked(pdf: PdfFile, lock: tuple[int, Path] | None, src: Path) -> Non
     if lock is not None:
         info = os.fstat(lock[0])
         if pdf.identity != (info.st_dev, info.st_ino):
-            raise StampError(f"{src}: was replaced while being stamped: run the stamp again")
+            raise UnreadablePdf(f"{src}: was replaced while being stamped: run the stamp again")
 
 
 def _interim(final: bytes, original: int) -> bytes:
@@ -173,7 +170,7 @@ def _revert(src: Path, output: Path, force: bool, password: bytes | None, lock: 
 
 
 class _open:
-    """PdfFile with read failures (damage, encryption, the file system) as one clear StampError.
+    """PdfFile with read failures (damage, encryption, the file system) as one clear UnreadablePdf.
 
     Only what reading a damaged file raises is translated, while opening and while planning:
     any other exception is a bug and travels on untouched, traceback and all.
@@ -186,23 +183,20 @@ class _open:
         try:
             self.pdf = PdfFile(self.src, self.size, self.password)
         except READ_FAILURES as exc:
-            raise StampError(read_failure(self.src, exc)) from None
+            raise UnreadablePdf(read_failure(self.src, exc)) from None
         return self.pdf
 
     def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         self.pdf.close()
         if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError, Shrunk)):
-            raise StampError(read_failure(self.src, exc)) from None
+            raise UnreadablePdf(read_failure(self.src, exc)) from None
 
 
 # -- what is there, what is missing -------------------------------------------------------
 def _facts(pdf: PdfFile, src: Path) -> Facts:
     """Page-1 facts of a file we may write into; refuses encryption we cannot open."""
     facts = read_facts(pdf, pages=1)
-    enc = facts.encryption
-    if enc is not None and not enc.opened:
-        raise Refused(f"{src}: encrypted PDF: {enc.reason}" if enc.password_needed else
-                      f"{src}: encrypted PDF that pithtex cannot open: {enc.reason}")
+    refuse_locked(facts, src)
     return facts
 
 
@@ -412,4 +406,4 @@ def _write(target: Path, src: Path, keep: int, tail: bytes) -> None:
         with atomic_output(target) as out, open_input(src) as fin:
             out.copy_from(fin.fileno(), keep, tail)
     except InputChanged as exc:
-        raise StampError(f"{src}: {exc.strerror}") from None
+        raise UnreadablePdf(f"{src}: {exc.strerror}") from None

@@ -20,6 +20,7 @@ import re
 
 from .. import brand
 from ..value import TYPE_CHECKING
+from .errors import XmpError, XmpWriteError
 
 # ElementTree is imported where a tree is built (a new packet needs none), and `typing`
 # is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.
@@ -71,14 +72,6 @@ KNOWN_PREFIXES = {
 }
 _USED_PREFIX = re.compile(r"</?([A-Za-z_][\w.-]*):[A-Za-z_]|\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=")
 _FIRST_TAG = re.compile(r"<[A-Za-z_][\w.:-]*")
-
-
-class XmpError(ValueError):
-    """An XMP packet that cannot be parsed safely."""
-
-
-class XmpWriteError(RuntimeError):
-    """The packet pithtex made does not read back as what was meant: a bug, never written."""
 
 
 def _q(ns: str, local: str) -> str:
