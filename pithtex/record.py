@@ -15,8 +15,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from .errors import PithError, RecordError
-from .files import InputError, open_input
+from .errors import InputError, PithError, RecordError
+from .files import open_input
 from .number import PithNumber
 
 # A record file larger than this is not a record; refuse before parsing it.

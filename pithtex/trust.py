@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from . import brand
-from .errors import KeyFileError
-from .files import InputError, read_input
+from .errors import InputError, KeyFileError
+from .files import read_input
 
 ALGORITHM = "ed25519"
 SIGNED_MESSAGE = "canonical_sha256_bytes"

@@ -14,8 +14,9 @@ from typing import Any
 
 from .. import brand
 from ..number import PithNumber
+from .errors import PdfSyntaxError
 from .facts import ARXIV_BAND
-from .objects import Keyword, Name, Parser, PdfSyntaxError, Ref, Stream, format_number
+from .objects import Keyword, Name, Parser, Ref, Stream, format_number
 from .reader import PdfFile, decode_stream
 
 HEIGHT = 9.0  # pt: the logo's size; the text is set at 8 pt beside it

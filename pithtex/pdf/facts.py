@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import PithError, Refused, UnreadablePdf
 from ..number import PithNumber
 from ..value import TYPE_CHECKING, NamedTuple
-from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError
+from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError, XmpError
 from .objects import Name, Ref, Stream, decode_text
 from .reader import READ_FAILURES, PdfFile, Section, decode_stream, read_failure
 
@@ -208,9 +208,9 @@ def facts_of(path: str | Path, password: bytes | None = None, pages: int | None 
 def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
     """Refused (exit 1) for an encrypted file that did not open: the one wording stamp,
     verify and inspect give (`name` as the user wrote the path; else the file read)."""
-    if not facts.locked:
-        return
     enc = facts.encryption
+    if enc is None or enc.opened:  # (not `locked`)
+        return
     name = facts.file if name is None else name
     raise Refused(f"{name}: encrypted PDF: {enc.reason}" if enc.password_needed
                   else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
@@ -274,7 +274,7 @@ def read_xmp(pdf: PdfFile, catalog: dict[str, Any]) -> Xmp | None:
 
     try:
         found = xmp.read_pith(packet)
-    except xmp.XmpError as exc:
+    except XmpError as exc:
         return Xmp(error=str(exc))
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
                bool(found.get("schema_declared")))

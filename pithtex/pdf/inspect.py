@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .facts import UnreadablePdf, facts_of
+from ..errors import UnreadablePdf
+from .facts import facts_of
 
 # The name this module's callers have always caught.
 InspectError = UnreadablePdf

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..value import TYPE_CHECKING, NamedTuple
+from .errors import XmpError
 from .objects import decode_text
 from .reader import READ_FAILURES, PdfFile
 
@@ -78,7 +79,7 @@ def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str],
         return texts, None
     try:
         root = xmp.parse(packet, writing=False).root
-    except xmp.XmpError:
+    except XmpError:
         return texts, None
     return texts, _dc_title(root)
 

@@ -30,7 +30,7 @@ from ..errors import PithError, Refused, UnreadablePdf
 from ..files import InputChanged, atomic_output, locked, open_input, output_path, rewrite_tail
 from ..number import PithNumber
 from ..value import TYPE_CHECKING, NamedTuple
-from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk, XmpError
 from .facts import Facts, read_facts, refuse_locked, unfinished_update
 from .objects import Name, Ref, Stream
 from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
@@ -347,7 +347,7 @@ def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, f
     try:
         packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
         new_packet = xmp.merge(packet, values, drop_pdfa)
-    except (xmp.XmpError, PdfSyntaxError) as exc:
+    except (XmpError, PdfSyntaxError) as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
         if not force:
             raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "

@@ -14,8 +14,9 @@ except ImportError:  # an interpreter built without it
     from hashlib import md5
 
 from ..value import TYPE_CHECKING
+from .errors import Damaged
 from .objects import HexString, Name, Ref, Stream, indirect_object, serialize
-from .reader import Damaged, PdfFile
+from .reader import PdfFile
 
 if TYPE_CHECKING:
     from typing import Any, TypeGuard
