@@ -129,7 +129,7 @@ web-pack: venv
 	cd web && npm pack --pack-destination ../dist
 
 clean:
-	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache .mypy_cache
 
 # TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
 # Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under
