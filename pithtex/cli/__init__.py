@@ -21,6 +21,8 @@ from ..safetext import SafeStream, unfiltered
 from ..value import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import NoReturn
+
     # What add_subparsers() returns: argparse names the class only privately (typeshed too).
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -59,7 +61,7 @@ class _Parser(argparse.ArgumentParser):
 
     json_errors = False  # set by main() when the command line asks for --json
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")
         sys.exit(errors.BAD_INPUT)
 
