@@ -56,3 +56,11 @@ def test_the_package_marks_itself_typed_and_ships_the_marker():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     data = re.search(r"^\[tool\.setuptools\.package-data\]\n(?:#.*\n)*pithtex = \[([^\]]*)\]", text, re.M)
     assert data is not None and '"py.typed"' in data.group(1)
+
+
+def test_one_type_checking_flag_for_the_whole_package():
+    """`typing` stays off stamp's start-up path through one flag, value.TYPE_CHECKING, that
+    every module imports; a module assigning its own would copy the idiom (and its comment)."""
+    assigning = sorted(path.relative_to(ROOT).as_posix() for path in PACKAGE.rglob("*.py")
+                       if re.search(r"^TYPE_CHECKING\s*=", path.read_text(encoding="utf-8"), re.M))
+    assert assigning == ["pithtex/value.py"]
