@@ -61,7 +61,7 @@ _EXPORTS = {
     "Stamped": "app",
     "check_arxiv": "app",
     "bundle_arxiv": "app",
-    "inspect_pdf": "pdf.inspect",
+    "inspect_pdf": "pdf.facts",
     "facts_of": "pdf.facts",
     "stamp_file": "pdf.stamp",
 }

@@ -1,21 +1,23 @@
 """The use-cases: what the command line does, as functions a Python user calls the same way.
 
-Each returns a typed result (a dataclass) and raises one of `pithtex.errors`' classes, each
-with its exit code; `pithtex.cli` only parses arguments, calls one of these and prints.
+Each returns a typed result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s
+start-up needs; `dataclasses` would import `inspect` and friends) and raises one of
+`pithtex.errors`' classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these and prints.
 docs/library.md shows them by example.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import errors
 from .errors import PithError, Refused, Undecidable
+from .value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
     from .arxiv.bundle import Bundle
     from .arxiv.check import Check
     from .arxivid import ArxivId
@@ -49,8 +51,7 @@ def open_resolver(base_url: str | None = None, *, offline: bool = False, keys: K
 
 
 # -- verify ---------------------------------------------------------------------------------
-@dataclass
-class Verification:
+class Verification(NamedTuple):
     """A verified (or not) record: the report, the record checked, and what it came from."""
 
     report: Report
@@ -157,7 +158,8 @@ def verify_pdf(path: str | Path, keys: KeyRing | None = None, *, record: str | P
     from .verify import Check, check_paper, verify_document
 
     path, keys = Path(path), keys or keyring()
-    number = pdf_number(path, password)
+    facts = inspect(path, password)
+    number = _number_of(facts, path)
     wanted = _expect(expect)
     if wanted is not None and wanted.body != number.body:
         raise PithError(f"{path} is {number.body}, but --number asks for {wanted.body}")
@@ -168,14 +170,18 @@ def verify_pdf(path: str | Path, keys: KeyRing | None = None, *, record: str | P
         source = f"{path} via {url}"
     report = verify_document(document, keys, title=title, expect=number)
     checks = {"fetch": Check("pass", fetch)} if fetch else {}
-    report.checks = {**checks, **report.checks, "paper": check_paper(document, shown_of(path, password), title)}
+    report.checks = {**checks, **report.checks, "paper": check_paper(document, shown_of(path, password, facts),
+                                                                  title)}
     return Verification(report, document, source)
 
 
 def pdf_number(path: str | Path, password: bytes | None = None) -> PithNumber:
     """The one Pith Number a PDF carries; Refused when it is locked or its sources disagree,
     Undecidable when it carries none."""
-    facts = inspect(path, password)
+    return _number_of(inspect(path, password), path)
+
+
+def _number_of(facts: Facts, path: str | Path) -> PithNumber:
     number = facts.number
     if number is None:
         raise Undecidable(f"{path}: the PDF carries no Pith Number (no /PithNumber, XMP or pith link)")
@@ -197,8 +203,7 @@ def inspect(path: str | Path, password: bytes | None = None, *, locked_ok: bool 
 
 
 # -- badge ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Badge:
+class Badge(NamedTuple):
     """A badge's number and state (its word from a verification, or none when nothing was checked)."""
 
     number: PithNumber
@@ -260,17 +265,15 @@ def badge_arxiv(arxiv: ArxivId | str, *, base_url: str | None = None, offline: b
 
 
 # -- stamp ----------------------------------------------------------------------------------
-@dataclass
-class StampPlan:
+class StampPlan(NamedTuple):
     """What a stamp will do: one task per file (its output checked), and warnings to show."""
 
     tasks: list[Task]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str]
     jobs: int = 1  # files stamped at a time
 
 
-@dataclass
-class Stamped:
+class Stamped(NamedTuple):
     """A stamp's outcome: each file done (as `Outcome.as_dict()`), each failed (file, message,
     exit code), and the exit code of the whole."""
 
@@ -361,7 +364,7 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
             continue
         if facts.encryption is not None and not facts.encryption.opened:
             continue
-        check = check_paper(document, shown_of(src, password))
+        check = check_paper(document, shown_of(src, password, facts))
         if check.status == PASS:
             continue
         if not force:
@@ -436,5 +439,6 @@ def bundle_arxiv(path: str | Path, output: str | Path, *, engine: str = "auto", 
     from .arxiv import sandbox
     from .arxiv.bundle import bundle
 
-    return bundle(path, output, engine=engine, timeout=sandbox.DEFAULT_TIMEOUT if timeout is None else timeout,
-                  mains=mains, log_cap=sandbox.LOG_CAP if log_cap is None else log_cap)
+    timeout = sandbox.DEFAULT_TIMEOUT if timeout is None else timeout
+    return bundle(path, output, engine=engine, timeout=timeout, mains=mains,
+                  log_cap=sandbox.LOG_CAP if log_cap is None else log_cap)

@@ -5,7 +5,8 @@ Info, the XMP packet, link annotations with their rectangles, an attached record
 signature and certification state, PDF/A claims, encryption and pithtex's own update
 marker. Numbers come back as `PithNumber` values; nobody below parses body strings again.
 Page-1-only callers (stamp, the arXiv check) pass `pages=1`, so a 782-page PDF costs what
-its first page costs.
+its first page costs. `Facts` keeps the XMP packet and its parsed tree and the attached
+record's bytes, so no caller decodes or parses them again; `inspect_pdf` is the JSON view.
 """
 
 from __future__ import annotations
@@ -125,6 +126,10 @@ class Facts:
         self.encryption: Encryption | None = None
         self.update = update
         self.unfinished: int | None = None  # an interrupted stamp's bytes start here (see unfinished_update)
+        # The XMP packet as decoded, and its tree (parsed once, here; a stamp merges into it).
+        self.xmp_packet: bytes | None = None
+        self.xmp_tree: Any = None  # xmp.Parsed, when the packet parsed
+        self.titles: dict[str, str] = {}  # Info /Title and /PithTitle, for pdf/shown.py
 
     def __repr__(self) -> str:
         return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
@@ -216,8 +221,17 @@ def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
                   else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
 
 
-def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
-    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES)."""
+def inspect_pdf(path: str | Path, password: bytes | None = None) -> dict[str, Any]:
+    """Everything pith in a PDF as a JSON-ready dict (`Facts.as_dict`: what `pithtex inspect
+    --json` prints). Keys: number (the body or None), info {PithNumber, PithURL}, xmp {number,
+    url, long} or None, links [URI...], attachment (bool), agree (bool), pithtex_update (bool),
+    and sources, encrypted, encryption, signed, pdfa, links_all_pages for detail."""
+    return facts_of(path, password).as_dict()
+
+
+def read_facts(pdf: PdfFile, pages: int | None = None, writing: bool = False) -> Facts:
+    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES).
+    `writing`: keep the XMP tree fit to be written again (each element's prefixes), for a stamp."""
     facts = Facts(str(pdf.path), update=pithtex_update(pdf))
     facts.unfinished = unfinished_update(pdf)
     if pdf.encrypted:
@@ -228,7 +242,8 @@ def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
     facts.signed, facts.certified = signature_state(pdf, catalog)
     facts.output_intents = catalog.get("OutputIntents") is not None
     facts.info = read_info(pdf)
-    facts.xmp = read_xmp(pdf, catalog)
+    facts.titles = read_info(pdf, TITLE_KEYS)
+    facts.xmp, facts.xmp_packet, facts.xmp_tree = read_xmp(pdf, catalog, writing)
     facts.links, facts.links_all_pages, facts.page1_left = read_links(pdf, pages)
     facts.attachment_bytes = attached_record(pdf, catalog)
     facts.attachment = _record_number(facts.attachment_bytes)
@@ -244,12 +259,15 @@ def _encryption(pdf: PdfFile) -> Encryption:
                       False, str(locked), isinstance(locked, PasswordNeeded))
 
 
-def read_info(pdf: PdfFile) -> dict[str, str]:
+TITLE_KEYS = ("Title", "PithTitle")
+
+
+def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL")) -> dict[str, str]:
     info = pdf.resolve(pdf.trailer.get("Info"))
     if not isinstance(info, dict):
         return {}
     out = {}
-    for key in ("PithNumber", "PithURL"):
+    for key in keys:
         text = decode_text(pdf.resolve(info.get(key)))
         if text is not None:
             out[key] = text
@@ -263,21 +281,24 @@ def metadata_packet(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
     return decode_stream(stream, limit=MAX_RECORD)
 
 
-def read_xmp(pdf: PdfFile, catalog: dict[str, Any]) -> Xmp | None:
+def read_xmp(pdf: PdfFile, catalog: dict[str, Any], writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
+    """(the pith properties, the packet, its parsed tree): each None where there is none, or
+    (Xmp(error=...), packet or None, None) for a packet that cannot be decoded or parsed."""
     try:
         packet = metadata_packet(pdf, catalog)
     except PdfSyntaxError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), None, None
     if packet is None:
-        return None
+        return None, None, None
     from . import xmp  # the XML parser: only for a packet there is
 
     try:
-        found = xmp.read_pith(packet)
+        tree = xmp.parse(packet, writing=writing)
     except XmpError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), packet, None
+    found = xmp.pith_of(tree.root)
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
-               bool(found.get("schema_declared")))
+               bool(found.get("schema_declared"))), packet, tree
 
 
 def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool, float]:

@@ -33,7 +33,7 @@ from ..value import TYPE_CHECKING, NamedTuple
 from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk, XmpError
 from .facts import Facts, read_facts, refuse_locked, unfinished_update
 from .objects import Name, Ref, Stream
-from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
+from .reader import READ_FAILURES, PdfFile, read_failure
 
 if TYPE_CHECKING:
     from typing import Any
@@ -195,7 +195,7 @@ class _open:
 # -- what is there, what is missing -------------------------------------------------------
 def _facts(pdf: PdfFile, src: Path) -> Facts:
     """Page-1 facts of a file we may write into; refuses encryption we cannot open."""
-    facts = read_facts(pdf, pages=1)
+    facts = read_facts(pdf, pages=1, writing=True)
     refuse_locked(facts, src)
     return facts
 
@@ -343,11 +343,13 @@ def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, f
     ref = catalog.get("Metadata")
     old = pdf.resolve(ref)
     values = {"number": number.body, "url": number.url, "long": long}
-    packet = None
+    # The packet read (and parsed) once, with the facts: decoded or not, parsed or not.
+    packet = facts.xmp_packet
     try:
-        packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
-        new_packet = xmp.merge(packet, values, drop_pdfa)
-    except (XmpError, PdfSyntaxError) as exc:
+        if facts.xmp is not None and facts.xmp.error is not None:
+            raise XmpError(facts.xmp.error)
+        new_packet = xmp.merge(packet, values, drop_pdfa, facts.xmp_tree)
+    except XmpError as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
         if not force:
             raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "

@@ -206,7 +206,11 @@ def read_property(root: Element, ns: str, local: str) -> str | None:
 
 def read_pith(packet: bytes) -> dict[str, Any]:
     """{"number", "url", "long"} as far as present, plus "pdfa" ("2B") when the packet says PDF/A."""
-    root = parse(packet, writing=False).root
+    return pith_of(parse(packet, writing=False).root)
+
+
+def pith_of(root: Element) -> dict[str, Any]:
+    """`read_pith` of a packet already parsed."""
     found: dict[str, Any] = {}
     for local, _desc in PROPERTIES:
         value = read_property(root, PITH, local)
@@ -290,7 +294,8 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False,
 
     `drop_pdfa` removes the PDF/A identification (pdfaid:part, :conformance, ...): for a file
     that --force has made non-conforming, so it claims nothing it no longer is. `salvaged`
-    (from `salvage`) stands for a packet that does not parse.
+    (from `salvage`, or the tree `facts.read_xmp` parsed for writing) is merged into instead
+    of parsing `packet` again; it is changed in place.
     """
     if packet is None and salvaged is None:
         return wrap(_checked(_fresh(values)))
