@@ -20,7 +20,7 @@ APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra
 
 help:
 	@echo "make demo   install everything, then run pithtex on the seed record and an example paper"
-	@echo "make test   the whole test suite (pytest) and ruff"
+	@echo "make test   the whole test suite (pytest), ruff and mypy --strict"
 	@echo "make render re-render latex/pith.sty and the web assets from the templates"
 	@echo "make examples  build every example paper into $(OUT)/examples/<class>/paper.pdf"
 	@echo "make bench  the benchmarks in bench/ (ratios, not tests)"
@@ -84,9 +84,11 @@ demo: venv system-packages
 test: venv system-packages web-deps
 	$(BIN)/pytest -n auto -q
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: venv system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
@@ -127,7 +129,7 @@ web-pack: venv
 	cd web && npm pack --pack-destination ../dist
 
 clean:
-	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(OUT) dist build *.egg-info .pytest_cache .ruff_cache .mypy_cache
 
 # TeX Live generations for pith.sty (not part of `make test`: a few GB, minutes, root).
 # Debian trixie carries TeX Live 2024 and forky 2026; each is a debootstrap chroot under

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from . import errors
 from .errors import PithError, Refused, Undecidable
-from .value import NamedTuple
+from .value import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -84,6 +83,10 @@ def _fetching(step: str, number: PithNumber | None, exc: PithError) -> PithError
 
 
 def _expect(number: PithNumber | str | None) -> PithNumber | None:
+    return None if number is None else _number(number)
+
+
+def _number(number: PithNumber | str) -> PithNumber:
     from .number import PithNumber
 
     return PithNumber.parse(number) if isinstance(number, str) else number
@@ -106,7 +109,7 @@ def verify_number(number: PithNumber | str, keys: KeyRing | None = None, *,
     """A Pith Number's record, fetched from the resolver (or its cache) and checked like a file."""
     from .verify import Check, verify_document
 
-    number, keys = _expect(number), keys or keyring()
+    number, keys = _number(number), keys or keyring()
     wanted = _expect(expect)
     if wanted is not None and wanted.body != number.body:
         raise PithError(f"{source or number.body} is {number.body}, but --number asks for {wanted.body}")
@@ -233,7 +236,7 @@ def make_badge(number: PithNumber | str, *, record: str | Path | None = None, fe
     from . import brand
     from .badge import BadgeState
 
-    number = _expect(number)
+    number = _number(number)
     if record is None and not fetch:
         return Badge(number, BadgeState())
     keys = keys or keyring()
@@ -257,6 +260,7 @@ def badge_arxiv(arxiv: ArxivId | str, *, base_url: str | None = None, offline: b
     from .badge import state_of_report
 
     checked = verify_arxiv(arxiv, keys, base_url=base_url, offline=offline)
+    assert checked.resolved is not None  # verify_arxiv always names the number it resolved
     return Badge(checked.resolved, state_of_report(checked.report))
 
 
@@ -319,7 +323,8 @@ def stamp(plan: StampPlan, progress: bool = False) -> Stamped:
     return Stamped(done, failed)
 
 
-def _options(number, record, badge, attach, force, password) -> tuple[Options, dict[str, Any] | None]:
+def _options(number: PithNumber | str | None, record: str | Path | None, badge: bool, attach: bool, force: bool,
+             password: bytes | None) -> tuple[Options, dict[str, Any] | None]:
     from .pdf.stamp import Options
     from .record import canonical_of, number_of, read_document
 
@@ -328,7 +333,7 @@ def _options(number, record, badge, attach, force, password) -> tuple[Options, d
     document, data = read_document(record)
     held = number_of(canonical_of(document))
     if number:
-        _same_number(_expect(number), held, str(record))
+        _same_number(_number(number), held, str(record))
     return Options(held, data if attach else None, badge, attach, force, password), document
 
 
@@ -341,7 +346,8 @@ def _same_number(given: PithNumber, number: PithNumber, record: str) -> None:
         raise Refused(f"--number {given.long} names year {given.year}, but {record}'s {held}")
 
 
-def _refuse_other_papers(sources, document, record, force: bool, password) -> list[str]:
+def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: str | Path | None, force: bool,
+                         password: bytes | None) -> list[str]:
     """With a record, a PDF whose page 1 does not show the record's (authenticated) title is
     another paper, or cannot be told apart from one: refused, or with force stamped and said so.
     Files stamp cannot open are left to stamp's own error."""
@@ -367,7 +373,7 @@ def _refuse_other_papers(sources, document, record, force: bool, password) -> li
     return warnings
 
 
-def _target(src: Path, output, in_place: bool, outdir: Path | None) -> Path:
+def _target(src: Path, output: str | Path | None, in_place: bool, outdir: Path | None) -> Path:
     """Where `src` goes, checked by the one output rule (regular files only, a symlink is
     followed to its target, the folder must exist) before anything is read or written."""
     from .files import output_path
@@ -382,7 +388,7 @@ def _target(src: Path, output, in_place: bool, outdir: Path | None) -> Path:
     return output_path(default_output(src))
 
 
-def _refuse_collisions(tasks) -> None:
+def _refuse_collisions(tasks: list[Task]) -> None:
     """Two inputs written to one file, or one input's output overwriting another input, would
     silently lose a result: refuse the whole batch before writing anything. Files are told
     apart by inode, so two hard links (or a symlink) to one file are one file."""
@@ -403,7 +409,7 @@ def _refuse_collisions(tasks) -> None:
                             "stamp them in separate runs")
 
 
-def _identity(path) -> object:
+def _identity(path: Path) -> object:
     """(device, inode) of an existing file, else its resolved path (a file yet to be made)."""
     import os
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .errors import InvalidNumber
 
@@ -105,15 +105,15 @@ def _paper_problem(paper: str) -> str | None:
 
 def record_source(record: dict[str, Any]) -> tuple[str | None, int | None]:
     """The arXiv id and version a canonical record names in `source`, where it names them."""
-    source = record.get("source") if isinstance(record.get("source"), dict) else {}
-    if source.get("kind") not in (None, "arxiv"):
+    source = record.get("source")
+    if not isinstance(source, dict) or source.get("kind") not in (None, "arxiv"):
         return None, None
     paper = source.get("id") if isinstance(source.get("id"), str) else None
     version = source.get("version")
     return paper, version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def source_problem(record: dict[str, Any], asked: ArxivId) -> tuple[str, str]:
+def source_problem(record: dict[str, Any], asked: ArxivId) -> tuple[Literal["pass", "fail"], str]:
     """Does a canonical record name the paper (and version) asked for? ("pass" or "fail", detail)."""
     paper, version = record_source(record)
     if paper is None:  # a record of no named paper is not the record of the paper asked for

@@ -15,7 +15,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import badgeshape, brand, safetext
 from .badgeshape import (
@@ -31,6 +31,9 @@ from .badgeshape import (
 )
 from .metrics import text_width
 from .number import PithNumber
+
+if TYPE_CHECKING:
+    import qrcode
 
 FORMATS = ("svg", "png", "qr", "html", "md", "rst", "embed")
 
@@ -301,7 +304,7 @@ def qr_text(number: PithNumber) -> str:
     return f"{scheme.upper()}://{host.upper()}/{path}"
 
 
-def _qr(number: PithNumber) -> Any:
+def _qr(number: PithNumber) -> qrcode.QRCode[Any]:
     import qrcode
     from qrcode.util import MODE_8BIT_BYTE, MODE_ALPHA_NUM, QRData
 
@@ -309,14 +312,18 @@ def _qr(number: PithNumber) -> Any:
     qr = qrcode.QRCode(error_correction=qrcode.constants.ERROR_CORRECT_Q, border=4)
     # Explicit segments: alphanumeric runs, bytes only for lower-case (qrcode would choose
     # similarly, but stating it keeps the version stable across qrcode releases).
+    def segment(run: str, upper: bool | None) -> None:
+        # types-qrcode gives the MODE_* constants as int, QRData's mode as Literal[1, 2, 4].
+        qr.add_data(QRData(run, mode=MODE_ALPHA_NUM if upper else MODE_8BIT_BYTE))  # type: ignore[call-overload]
+
     run, upper = "", None
     for char in text:
         is_upper = not char.islower()
         if upper is not None and is_upper != upper:
-            qr.add_data(QRData(run, mode=MODE_ALPHA_NUM if upper else MODE_8BIT_BYTE))
+            segment(run, upper)
             run = ""
         run, upper = run + char, is_upper
-    qr.add_data(QRData(run, mode=MODE_ALPHA_NUM if upper else MODE_8BIT_BYTE))
+    segment(run, upper)
     qr.make(fit=True)
     return qr
 
@@ -368,7 +375,7 @@ def qr_png(number: PithNumber, module_px: int = 8) -> bytes:
     n = len(matrix)
     img = Image.new("1", (n, n), 1)
     img.putdata([0 if dark else 1 for row in matrix for dark in row])
-    img = img.resize((n * module_px, n * module_px), Image.NEAREST)
+    img = img.resize((n * module_px, n * module_px), Image.Resampling.NEAREST)
     out = io.BytesIO()
     img.save(out, "PNG", optimize=True)
     return out.getvalue()

@@ -186,11 +186,12 @@ def _value(v: Any, mw: float, colours: dict[str, str], tokens: dict[str, str]) -
         return _number(v)
     if isinstance(v, dict):
         return "".join(_value(part, mw, colours, tokens) for part in v["join"])
-    if v.startswith("@"):
-        return colours[v[1:]]
+    shown: str = v  # the shape tables' only other kind of value
+    if shown.startswith("@"):
+        return colours[shown[1:]]
     for token, text in tokens.items():
-        v = v.replace(token, text)
-    return v
+        shown = shown.replace(token, text)
+    return shown
 
 
 def _node(node: Node, mw: float, colours: dict[str, str], tokens: dict[str, str]) -> str:

@@ -68,7 +68,8 @@ class Colour(Frozen):
 
     @property
     def rgb01(self) -> tuple[float, float, float]:
-        return tuple(round(c / 255, 4) for c in self.rgb)  # type: ignore[return-value]
+        r, g, b = self.rgb
+        return round(r / 255, 4), round(g / 255, 4), round(b / 255, 4)
 
     @property
     def latex_rgb(self) -> str:

@@ -37,9 +37,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import Busy, InputError, OutputError
-from .value import NamedTuple
+from .value import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import BinaryIO
 
@@ -113,7 +112,7 @@ def read_input(path: Path | str, limit: int, what: str, *, follow: bool = True) 
 # -- writing a new file: a temporary file beside the target, renamed over it ----------------
 @contextmanager
 def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = None,
-                  follow: bool = True) -> Iterator[BinaryIO]:
+                  follow: bool = True) -> Iterator[_Output]:
     """A binary file to write `path`'s new content into; it replaces `path` only when the
     block ends without an exception.
 

@@ -38,9 +38,10 @@ def build(out_dir: Path, examples: Path | None = EXAMPLES) -> Path:
     with tempfile.TemporaryDirectory(prefix="pith-doc-") as tmp:
         work = Path(tmp)
         sty = render_sty()
-        for cls in MANUAL_CLASSES if examples is not None and examples.is_dir() else ():
-            paper = work / f"ex-{cls}"
-            shutil.copytree(examples / cls, paper)
+        found = [examples / cls for cls in MANUAL_CLASSES] if examples is not None and examples.is_dir() else []
+        for example in found:
+            paper = work / f"ex-{example.name}"
+            shutil.copytree(example, paper)
             (paper / STY_PATH.name).write_text(sty, encoding="utf-8")
             for _ in range(2):  # the second pass resolves the references on page 1
                 _pdflatex(paper, "paper.tex", halt=False)

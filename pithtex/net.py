@@ -198,9 +198,9 @@ def _adapter_class() -> type:
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
     def watched(base: type) -> type:
-        class Watched(base):  # type: ignore[misc, valid-type]
+        class Watched(base):  # type: ignore[misc]  # a base known at run time only (both kinds)
             def _new_conn(self) -> socket.socket:
-                sock = super()._new_conn()
+                sock: socket.socket = super()._new_conn()
                 dog = getattr(_current, "watchdog", None)
                 if dog is not None:
                     dog.watch(sock)

@@ -15,8 +15,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from .errors import PithError, RecordError
-from .files import InputError, open_input
+from .errors import InputError, PithError, RecordError
+from .files import open_input
 from .number import PithNumber
 
 # A record file larger than this is not a record; refuse before parsing it.
@@ -40,7 +40,10 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     document = dict(pairs)
     if len(document) != len(pairs):
         seen: set[str] = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        for twice, _value in pairs:
+            if twice in seen:
+                break
+            seen.add(twice)
         raise _Unreadable(f"the key {json.dumps(twice[:64], ensure_ascii=True)} appears twice in one object "
                           "(JSON whose meaning depends on the reader)")
     return document
@@ -191,6 +194,7 @@ def parse_document(data: bytes | str, name: str = "input") -> dict[str, Any]:
         raise RecordError(f"{name}: not valid JSON ({_json_error(exc)})") from None
     _check_unicode(document, name)
     canonical_of(document)  # reject non-records early, with the reason
+    assert isinstance(document, dict)  # canonical_of refused every other kind
     return document
 
 

@@ -15,6 +15,10 @@ from pathlib import Path
 from . import brand, sty_options
 from .errors import PithError
 from .files import write_atomic
+from .value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
@@ -25,7 +29,7 @@ CHECKOUT_MARK = Path("pithtex") / "templates" / "pith.sty.j2"
 _KAPPA = 0.5522847498
 
 
-def environment():
+def environment() -> jinja2.Environment:
     """Jinja2 with delimiters that cannot clash with TeX's braces and percent signs."""
     import jinja2
 

@@ -35,8 +35,8 @@ from typing import Any
 
 from . import brand, net
 from .arxivid import ArxivId
-from .errors import InvalidNumber, PithError, RecordError, ResolverError
-from .files import InputError, OutputError, read_input, write_atomic
+from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
+from .files import read_input, write_atomic
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # `typing` is for checkers only (start-up time counts in every stamp)
+from .value import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any, TextIO
 

@@ -7,16 +7,19 @@ both use it without importing each other.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 @lru_cache(maxsize=1)
-def _environment() -> Any:
+def _environment() -> jinja2.Environment:
     import jinja2
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("pithtex", "templates/web"),
-        autoescape=lambda name: bool(name) and (".html" in name or ".svg" in name),
+        autoescape=lambda name: name is not None and (".html" in name or ".svg" in name),
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )

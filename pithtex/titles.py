@@ -76,7 +76,8 @@ def page_keys(text: str) -> tuple[str, ...]:
 def _literal(text: str) -> str:
     """A title key as a regular expression: each ligature may also be one unknown glyph, and
     unknown glyphs (a footnote mark in a font's own encoding) may sit between any two letters."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     for m in _LIGATURE.finditer(text):
         out.extend(re.escape(c) for c in text[i:m.start()])
         out.append(f"(?:{m.group()}|{_GLYPH})")
@@ -113,7 +114,8 @@ def pattern(title: str) -> re.Pattern[str] | None:
     parts = pieces(title)
     if sum(len(literal) for literal, _gap in parts) < MIN_KEY:
         return None
-    regex, pending = [], 0
+    regex: list[str] = []
+    pending = 0
     for literal, gap in parts:
         if literal:
             if regex and pending:

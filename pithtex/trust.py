@@ -11,6 +11,7 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -18,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from . import brand
-from .errors import KeyFileError
-from .files import InputError, read_input
+from .errors import InputError, KeyFileError
+from .files import read_input
 
 ALGORITHM = "ed25519"
 SIGNED_MESSAGE = "canonical_sha256_bytes"
@@ -84,7 +85,7 @@ class KeyRing:
     def get(self, key_id: str) -> PublicKey | None:
         return self._keys.get(key_id)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[PublicKey]:
         return iter(self._keys.values())
 
     def __len__(self) -> int:

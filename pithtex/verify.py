@@ -281,7 +281,9 @@ def record_title(document: dict[str, Any], given: str | None = None) -> tuple[st
         stated = None
     if not isinstance(stated, str):
         return None, "the record states no title_canon_sha256, so no title can be authenticated"
-    paper = document.get("paper") if isinstance(document.get("paper"), dict) else {}
+    paper = document.get("paper")
+    if not isinstance(paper, dict):
+        paper = {}
     candidates = [("--title", given), ("the record's paper.title", paper.get("title"))]
     tried = []
     for where, text in candidates:

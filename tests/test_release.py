@@ -97,9 +97,11 @@ def test_ctan_doc_and_dist_build_in_a_clean_clone(tmp_path: Path):
                             f"pithtex-{version}.tar.gz"]), built
     with zipfile.ZipFile(clone / "dist" / f"pithtex-{version}-py3-none-any.whl") as z:
         names = set(z.namelist())
-        assert {"pithtex/__init__.py", "pithtex/templates/pith.sty.j2", "pithtex/pdf/xmp.py"} <= names
+        assert {"pithtex/__init__.py", "pithtex/templates/pith.sty.j2", "pithtex/pdf/xmp.py",
+                "pithtex/py.typed"} <= names
         meta = z.read(f"pithtex-{version}.dist-info/METADATA").decode()
         assert f"Version: {version}" in meta and "License-Expression: MIT AND LPPL-1.3c" in meta
+        assert "Requires-Dist: pypdf>=6.9.1" in meta.splitlines()
     with tarfile.open(clone / "dist" / f"pithtex-{version}.tar.gz") as tar:
         names = set(tar.getnames())
         top = f"pithtex-{version}"

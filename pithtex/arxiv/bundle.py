@@ -56,12 +56,12 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: flo
             files |= set(used_files(paper.upload, paper, run))
         if original.mains_from == "command line" and _readme_names_toplevel(staged):
             files.discard("00README.json")  # it names other top-level files than the ones chosen
-        files = sorted(files)
-        write_archive(staged.root, files, out)
-        left_out = sorted(set(original.files) - set(files))
+        names = sorted(files)
+        write_archive(staged.root, names, out)
+        left_out = sorted(set(original.files) - files)
         route = result.primary.runs[0].route
     verdict = check_path(out, engine=engine, timeout=timeout, log_cap=log_cap)
-    return Bundle(out, files, route, verdict, staged.mains, left_out)
+    return Bundle(out, names, route, verdict, staged.mains, left_out)
 
 
 def _readme_names_toplevel(upload: Upload) -> bool:
@@ -98,7 +98,8 @@ def stage(upload: Upload, dest: Path) -> Upload:
 
 def read_fls(fls: Path, workdir: Path) -> tuple[set[str], set[str]]:
     """(inputs, outputs) of a -recorder file, as paths relative to the sandbox; others dropped."""
-    inputs, outputs = set(), set()
+    inputs: set[str] = set()
+    outputs: set[str] = set()
     base = str(workdir.resolve())
     for line in fls.read_text("utf-8", errors="replace").splitlines():
         kind, _, name = line.partition(" ")
@@ -117,6 +118,7 @@ def read_fls(fls: Path, workdir: Path) -> tuple[set[str], set[str]]:
 
 
 def used_files(upload: Upload, result: Result, run: sandbox.RouteRun) -> list[str]:
+    assert run.fls is not None  # callers pass a route that recorded its files
     inputs, outputs = read_fls(run.fls, run.workdir)
     present = set(upload.files) - set(upload.build_products)
     keep = (inputs - outputs) & present

@@ -18,11 +18,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import PithError
+from ..value import TYPE_CHECKING
 from . import pdfcheck, sandbox, texlive
 from .diagnostic import ERROR, Diagnostic, error, warning
 from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan
 from .upload import Upload, open_upload
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .logparse import LogError
 
 ENGINES = ("auto", "pdflatex", "latex", "xelatex", "all")
 MAX_LOG_ERRORS = 5
@@ -38,7 +44,7 @@ class Result:
     runs: list[sandbox.RouteRun]
     diagnostics: list[Diagnostic]
     facts: Facts
-    route_facts: dict[str, dict] = field(default_factory=dict)
+    route_facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -113,12 +119,13 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
     number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
 
-    def one(route: str, seed: Future | None) -> tuple[sandbox.RouteRun, dict | None, list[Diagnostic]]:
+    def one(route: str, seed: Future[dict[str, bytes] | None] | None,
+            ) -> tuple[sandbox.RouteRun, dict[str, Any] | None, list[Diagnostic]]:
         # Compile and read the PDF back in the same worker, so one route's PDF reading
         # overlaps the other routes' TeX runs.
         critical = seed is None or route == sandbox.CRITICAL_ROUTE
         run = sandbox.compile_route(upload, route, tmp / route, limits, nice=0 if critical else 5,
-                                    seed=None if critical else seed.result())
+                                    seed=None if critical or seed is None else seed.result())
         found = _route_diagnostics(run, upload, reported, limits)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found
@@ -206,7 +213,7 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
                          upload.main, route=r))
     formats = _figure_format(run, upload)
     out += formats
-    errors, follow_on = _new_errors(run, reported | {d.subject for d in formats})
+    errors, follow_on = _new_errors(run, reported | {d.subject for d in formats if d.subject})
     for e in errors[:MAX_LOG_ERRORS]:
         out.append(error("compile-error", f"{r}: {e.message}", "fix the first error first; the others often follow "
                          "from it", e.file, e.line, route=r))
@@ -236,7 +243,7 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
     return out
 
 
-def _new_errors(run: sandbox.RouteRun, reported: set[str]) -> tuple[list, int]:
+def _new_errors(run: sandbox.RouteRun, reported: set[str]) -> tuple[list[LogError], int]:
     """Log errors not already reported, and how many came after an already reported one.
 
     A missing file the static rules named shows up in the log too, followed by errors it
@@ -259,7 +266,7 @@ def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
     for e in run.log.errors:
         m = re.search(r"File `([^']+)' not found", e.message)
         have = [f for f in upload.files if m and f.startswith(m.group(1) + ".")]
-        if have and not any(f.endswith(GRAPHICS_EXT[run.route]) for f in have):
+        if m and have and not any(f.endswith(GRAPHICS_EXT[run.route]) for f in have):
             name = m.group(1)
             usable = "/".join(x for x in (".pdf", ".png", ".jpg", ".eps") if x in GRAPHICS_EXT[run.route])
             out.append(error("figure-format", f"{run.route}: {name} is uploaded only as {', '.join(have)}, "

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from ..value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 ERROR = "error"      # arXiv would fail, or the pith badge/metadata would be lost
 WARNING = "warning"  # worth fixing, but arXiv compiles and pith survives
 
@@ -26,7 +31,7 @@ class Diagnostic:
             return f"{self.file}:{self.line}"
         return self.file or ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

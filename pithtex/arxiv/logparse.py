@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from ..value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 _FILE_LINE_ERROR = re.compile(r"^(\.?/?[^\s:()][^:()]*\.(?:tex|sty|cls|bbl|ltx|def|cfg|clo|fd)):(\d+): (.+)$")
 _BANG = re.compile(r"^! (.+)$")
 _CONTEXT = re.compile(r"^l\.(\d+)")
@@ -53,7 +58,7 @@ class LogFacts:
     rerun: bool = False
     badge_notes: list[BadgeNote] = field(default_factory=list)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         d = asdict(self)
         d["errors"] = [asdict(e) for e in self.errors]
         return d

@@ -13,8 +13,12 @@ from pathlib import Path
 
 from .. import brand
 from ..pdf.facts import ARXIV_BAND, Link, facts_of
+from ..value import TYPE_CHECKING
 from .diagnostic import Diagnostic, error, warning
 from .logparse import BadgeNote
+
+if TYPE_CHECKING:
+    from typing import Any
 
 LEFT_BAND_PT = ARXIV_BAND
 
@@ -28,7 +32,8 @@ def _shifted(link: Link, left: float) -> list[float] | None:
 
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
-                metadata: bool = True, notes: list[BadgeNote] | tuple = ()) -> tuple[dict, list[Diagnostic]]:
+                metadata: bool = True, notes: list[BadgeNote] | tuple[BadgeNote, ...] = (),
+                ) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
@@ -41,8 +46,8 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     page = landed.page if landed and landed.page else 1
     read = facts_of(pdf, pages=page)
     meta = {key: read.sources[key].body if key in read.sources else None for key in ("info", "xmp")}
-    page1 = [{"uri": lk.uri, "body": lk.number.body, "rect": _shifted(lk, read.page1_left)}
-             for lk in read.page1_links]
+    page1: list[dict[str, Any]] = [{"uri": lk.uri, "body": lk.number.body, "rect": _shifted(lk, read.page1_left)}
+                                   for lk in read.page1_links]
     in_band = [lk for lk in page1 if lk["rect"] and lk["rect"][0] < LEFT_BAND_PT]
     on_page = [lk for lk in read.links if lk.page == page - 1]
     shown = {"info": meta["info"], "xmp": meta["xmp"], "page1_links": page1,
@@ -79,7 +84,7 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     return shown, diags
 
 
-def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: bool) -> dict | None:
+def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: bool) -> dict[str, Any] | None:
     """Where the badge is, as the report shows it: how it was placed, on which page."""
     if withheld:
         return {"how": "withheld", "why": withheld.why}

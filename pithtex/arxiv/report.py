@@ -8,13 +8,14 @@ top-level files gets that block once per file, in arXiv's order, each with its v
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import safetext
 from .diagnostic import ERROR, Diagnostic
 
 if TYPE_CHECKING:
     from .check import Check, Result
+    from .sandbox import RouteRun
 
 # Ten seconds of reading: errors come first, and the rest is one --json away.
 MAX_SHOWN = 8
@@ -27,7 +28,7 @@ def route_ok(result: Result, route: str) -> bool:
     return clean and not any(d.severity == ERROR and d.route == route for d in result.diagnostics)
 
 
-def as_dict(check: Check) -> dict:
+def as_dict(check: Check) -> dict[str, Any]:
     up, primary = check.upload, check.primary
     diagnostics = check.diagnostics
     errors = [d for d in diagnostics if d.severity == ERROR]
@@ -52,9 +53,9 @@ def as_dict(check: Check) -> dict:
     }
 
 
-def _route_dict(result: Result, run, several: bool) -> dict:
+def _route_dict(result: Result, run: RouteRun, several: bool) -> dict[str, Any]:
     log = run.log
-    out = {"main": result.upload.main} if several else {}
+    out: dict[str, Any] = {"main": result.upload.main} if several else {}
     out.update({
         "route": run.route, "ok": route_ok(result, run.route), "pdf": run.pdf is not None,
         "runs": run.runs, "shared_first_pass": run.seeded, "seconds": round(run.seconds, 2),
@@ -159,15 +160,16 @@ def _pith_line(result: Result, several: bool = False) -> str:
     return "pith: " + head + ("  " + "; ".join(tails) if tails else "")
 
 
-def _pith_state(facts: dict) -> str:
+def _pith_state(facts: dict[str, Any]) -> str:
     """What one route's PDF shows of pith, and where the badge landed (pith.sty's log line)."""
-    placed = facts.get("badge") or {}
+    placed: dict[str, Any] = facts.get("badge") or {}
     if placed.get("how") == "withheld":
         return f"badge and metadata withheld ({placed.get('why')})"
     page = placed.get("page") or 1
     link = bool(placed["linked"]) if "linked" in placed else bool(facts.get("page1_links"))
     where = {"title": f"badge under the title on p.{page}", "fallback": f"badge at the top of p.{page} (no title "
-             "block found)", "manual": f"badge (\\pithbadge) on p.{page}"}.get(placed.get("how"), f"link on p.{page}")
+             "block found)", "manual": f"badge (\\pithbadge) on p.{page}"}.get(placed.get("how", ""),
+                                                                          f"link on p.{page}")
     checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))), (where, link),
               ("margin clear", facts.get("left_band_clear"))]
     missing = [k for k, v in checks if not v]
@@ -176,12 +178,13 @@ def _pith_state(facts: dict) -> str:
 
 def _grouped(diags: list[Diagnostic]) -> list[tuple[Diagnostic, list[str]]]:
     """Errors before warnings; the same finding on several routes shown once."""
-    groups: dict[tuple, tuple[Diagnostic, list[str]]] = {}
+    groups: dict[tuple[object, ...], tuple[Diagnostic, list[str]]] = {}
     for d in diags:
         msg = d.message.split(": ", 1)[1] if d.route and d.message.startswith(d.route + ": ") else d.message
         key = (d.severity, d.rule, d.file, d.line, d.main, msg.replace(d.route or "\0", "ROUTE"))
         if key in groups:
-            groups[key][1].append(d.route)
+            if d.route:  # (the same finding without a route adds none: joining None would fail)
+                groups[key][1].append(d.route)
         else:
             groups[key] = (d, [d.route] if d.route else [])
     return sorted(groups.values(), key=lambda g: (g[0].severity != ERROR, g[0].route is not None,

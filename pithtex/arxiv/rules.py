@@ -15,10 +15,14 @@ from .. import sty
 from ..errors import InvalidNumber
 from ..number import PithNumber
 from ..sty_options import OPTION_NAMES
+from ..value import TYPE_CHECKING
 from . import texlive
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
 from .upload import Upload
+
+if TYPE_CHECKING:
+    from typing import Any
 
 GRAPHICS_EXT = {
     "pdflatex": (".pdf", ".png", ".jpg", ".jpeg", ".mps", ".jbig2", ".jb2", ".PDF", ".PNG", ".JPG", ".JPEG"),
@@ -49,7 +53,7 @@ class Facts:
     figures: list[str] = field(default_factory=list)  # resolved figure files
     uses_pith: bool = False
     number: str | None = None
-    sty: dict = field(default_factory=dict)
+    sty: dict[str, Any] = field(default_factory=dict)
     badge: str = "title"   # pith's badge= option: title | manual | none
     metadata: bool = True  # pith's metadata= option (and anonymous review)
 
@@ -118,7 +122,7 @@ def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Di
             continue
         name = _norm(ref.name)
         status, actual = _lookup([name + ".tex", name], files, lower)
-        if status == "case":
+        if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
         elif status == "missing" and not any(texlive.find([name + ".tex", name]).values()):
             out.append(error("missing-file", f"\\input{{{ref.name}}}: no {name}.tex or {name} in the upload",
@@ -148,7 +152,7 @@ def rule_graphics(src: Sources, files: set[str], lower: dict[str, str], facts: F
             facts.figures.extend(found)
             continue
         status, actual = _lookup(cands, files, lower)
-        if status == "case":
+        if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
         elif not _in_texlive(name):  # mwe's example-image-a and the like come with TeX Live
             out.append(error("missing-file", f"\\includegraphics{{{ref.name}}}: no such figure in the upload "
@@ -197,7 +201,7 @@ def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[
         if ref.name == "pith":
             continue  # rule_pith says it better
         status, actual = _lookup([fname], files, lower)
-        if status == "case":
+        if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
             continue
         elsewhere = [f for f in files if PurePosixPath(f).name == fname]

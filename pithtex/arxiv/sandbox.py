@@ -26,10 +26,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..value import TYPE_CHECKING
 from .logparse import LogFacts, parse_log
 from .rules import PDF_ROUTE_EXT
 from .texlive import tex_env
 from .upload import Upload
+
+if TYPE_CHECKING:
+    from typing import IO
 
 ROUTES = ("pdflatex", "latex", "xelatex")
 # XeTeX loads OpenType fonts through fontconfig and is the slowest route on every example;
@@ -251,7 +255,7 @@ _TOO_LARGE = ("log-too-large", "files-too-large")
 
 # Every step runs in its own process group (so a limit can kill all of a run), which also
 # keeps Ctrl-C from reaching it: `stop_all` does that job for an interrupted check.
-_LIVE: set[subprocess.Popen] = set()
+_LIVE: set[subprocess.Popen[bytes]] = set()
 _LIVE_LOCK = threading.Lock()
 _STOPPING = threading.Event()
 
@@ -297,7 +301,7 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
         return Step(None if stopped else proc.returncode, _tail(out), stopped)
 
 
-def _watch(proc: subprocess.Popen, out, watch: Path | None, limits: Limits,
+def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], watch: Path | None, limits: Limits,
            folder: tuple[Path, int] | None = None) -> str | None:
     """Wait for proc; kill its group and say why when it passes the time limit or a cap:
     its output and `watch` (the log) at log_cap, what it adds to `folder` (the work folder
@@ -348,13 +352,13 @@ def _size(path: Path | None) -> int:
         return 0
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
 
 
-def _tail(out) -> str:
+def _tail(out: IO[bytes]) -> str:
     """The last TAIL_CHARS characters of the output file (read from its end, never all of it)."""
     size = os.fstat(out.fileno()).st_size
     out.seek(max(0, size - 4 * TAIL_CHARS))

@@ -133,7 +133,7 @@ def _scan_file(root: Path, rel: str, files: set[str], found: Sources, depth: int
                 _scan_file(root, child, files, found, depth + 1)
 
 
-def _refs(kind: str, m: re.Match, rel: str, line: int) -> list[Ref]:
+def _refs(kind: str, m: re.Match[str], rel: str, line: int) -> list[Ref]:
     if kind == "documentclass":
         name = m.group(2).strip()
         return [Ref("class", name, rel, line, m.group(1))] if _usable(name) else []

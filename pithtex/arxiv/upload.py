@@ -27,7 +27,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from ..errors import PithError
 from ..files import open_input, read_input
@@ -54,13 +54,13 @@ class Upload:
     files: list[str]
     source: str
     compiler: str | None = None
-    readme: dict | None = None
+    readme: dict[str, Any] | None = None
     mains: list[str] = field(default_factory=list)  # every top-level file, in arXiv's order
     mains_from: str = "documentclass"  # or "00README.json", "command line"
     other_mains: list[str] = field(default_factory=list)  # top-level files arXiv compiles besides those named
     build_products: list[str] = field(default_factory=list)
     archive: bool = False
-    _tmp: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
 
     @property
     def is_archive(self) -> bool:
@@ -83,7 +83,7 @@ class Upload:
     def __enter__(self) -> Upload:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -262,7 +262,7 @@ def _read_text(path: Path) -> str:
 MAX_README_BYTES = 1024 * 1024  # arXiv's 00README.json lists a few files and settings
 
 
-def _read_readme(root: Path, source: str) -> dict | None:
+def _read_readme(root: Path, source: str) -> dict[str, Any] | None:
     f = root / "00README.json"
     if f.is_symlink() or not f.is_file():  # as for every file of an upload: links are not part of it
         return None
@@ -281,7 +281,7 @@ def _read_readme(root: Path, source: str) -> dict | None:
     return data
 
 
-def _readme_compiler(readme: dict | None, source: str) -> str | None:
+def _readme_compiler(readme: dict[str, Any] | None, source: str) -> str | None:
     if not readme:
         return None
     value = readme.get("compiler") or (readme.get("process") or {}).get("compiler")
@@ -294,7 +294,7 @@ def _readme_compiler(readme: dict | None, source: str) -> str | None:
     return route
 
 
-def _readme_sources(readme: dict | None, usage: str) -> list[str]:
+def _readme_sources(readme: dict[str, Any] | None, usage: str) -> list[str]:
     """00README.json `sources` of one usage, in the order listed. An entry with nothing but a
     `filename` is a top-level file (arXiv's format allows leaving `usage: toplevel` out)."""
     sources = (readme or {}).get("sources") or []

@@ -18,6 +18,13 @@ from .. import errors
 from ..brand import VERSION
 from ..errors import PithError
 from ..safetext import SafeStream, unfiltered
+from ..value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    # What add_subparsers() returns: argparse names the class only privately (typeshed too).
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 # Order here is the order in `pithtex --help`.
 COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle")
@@ -54,12 +61,13 @@ class _Parser(argparse.ArgumentParser):
 
     json_errors = False  # set by main() when the command line asks for --json
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")
         sys.exit(errors.BAD_INPUT)
 
 
-def add_command(subparsers, name: str, help: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
+def add_command(subparsers: Subparsers, name: str, help: str, description: str,
+                epilog: str = "") -> argparse.ArgumentParser:
     """A subcommand parser that formats its examples verbatim and reports errors in one line."""
     parser = subparsers.add_parser(
         name,

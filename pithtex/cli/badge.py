@@ -6,7 +6,16 @@ import sys
 from pathlib import Path
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from ..badge import BadgeState
+    from ..number import PithNumber
+    from ..trust import KeyRing
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -39,7 +48,7 @@ folders are refused) in a folder that must exist; svg/png/qr need a matching .sv
 TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "badge",
@@ -69,7 +78,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout for text formats)")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from .. import app
     from ..errors import PithError
 
@@ -94,7 +103,7 @@ def run(args) -> int:
     return code or made.exit_code
 
 
-def _run_format(args, number, state) -> int:
+def _run_format(args: Namespace, number: PithNumber, state: BadgeState) -> int:
     from .. import badge
 
     fmt = args.format
@@ -120,7 +129,7 @@ def _run_format(args, number, state) -> int:
 IMAGE_SUFFIXES = {"svg": (".svg",), "png": (".png",), "qr": (".svg", ".png")}
 
 
-def _check_output(args, fmt: str) -> None:
+def _check_output(args: Namespace, fmt: str) -> None:
     """Refuse, before any work, what would be wrong to write: binary to a terminal, an
     image under a mismatched extension, a path that is not a regular file."""
     from ..errors import PithError
@@ -138,14 +147,14 @@ def _check_output(args, fmt: str) -> None:
                         f"not {suffix or 'a name without extension'}; give a matching file name")
 
 
-def _noted(state):
+def _noted(state: BadgeState) -> BadgeState:
     """Say on stderr why a checked badge is not 'verified'."""
     if state.word and not state.verified:
         _note(f"the badge says {state.word}: {state.reason}")
     return state
 
 
-def _keys(args):
+def _keys(args: Namespace) -> KeyRing:
     from .. import app
 
     keys = app.keyring(args.keys)
@@ -154,7 +163,7 @@ def _keys(args):
     return keys
 
 
-def _embed(args, number) -> int:
+def _embed(args: Namespace, number: PithNumber) -> int:
     from .. import webassets
     from ..errors import PithError
     from ..files import write_atomic
@@ -187,7 +196,7 @@ def brand_added() -> str:
     return signed_by_added("KEY", ADDED_BY_PAGE)
 
 
-def _emit(args, content: str | bytes) -> int:
+def _emit(args: Namespace, content: str | bytes) -> int:
     from ..files import write_atomic
 
     if args.output:

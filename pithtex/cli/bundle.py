@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command, time_limit
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -23,7 +29,7 @@ the first problem named) or, rarely, the archive's own check fails; 2 unusable i
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers, "bundle",
         help="make the arXiv upload archive (.tar.gz) of a paper and check it",
@@ -41,7 +47,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the archive's files and the check as JSON")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from .. import app
     from ..arxiv.report import as_dict, human
     from ..safetext import line

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command, emit_json, time_limit
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -25,7 +31,7 @@ exit codes: 0 arXiv-safe, 1 would fail on arXiv or loses pith metadata, 2 unusab
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers, "check",
         help="compile a paper as arXiv would and check the pith badge and metadata",
@@ -59,7 +65,7 @@ def log_cap() -> int:
     return int(given)
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from .. import app
     from ..arxiv.report import as_dict, human
 

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command, emit_json
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+    from typing import Any
+
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -17,7 +24,7 @@ exit codes: 0 read, 1 encrypted and cannot be opened, 2 not a readable PDF.
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "inspect",
@@ -30,7 +37,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from .. import app
 
     facts = app.inspect(args.pdf, args.password.encode("utf-8") if args.password else None, locked_ok=args.json)
@@ -41,7 +48,7 @@ def run(args) -> int:
     return errors.FAILED if facts.locked else errors.OK
 
 
-def _print(r: dict) -> None:
+def _print(r: dict[str, Any]) -> None:
     rows = [("number", r["number"] or "(none)")]
     for key, value in r["info"].items():
         rows.append((f"Info /{key}", value))

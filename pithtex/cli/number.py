@@ -5,7 +5,15 @@ from __future__ import annotations
 import sys
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command, emit_json
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+    from typing import Any
+
+    from ..number import PithAlias, PithNumber
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -22,7 +30,7 @@ accepted forms (any case, white space around ignored):
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "number",
@@ -37,7 +45,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from ..errors import PithError
     from ..number import PithAlias, PithNumber, parse_reference
 
@@ -58,7 +66,7 @@ def run(args) -> int:
     return _show(ref, args.json, {})
 
 
-def _record_year(record, given: int | None) -> int | None:
+def _record_year(record: dict[str, Any], given: int | None) -> int | None:
     from ..errors import PithError
     from ..record import submitted_year
 
@@ -68,7 +76,7 @@ def _record_year(record, given: int | None) -> int | None:
     return year if year is not None else given
 
 
-def _show(number, as_json: bool, extra: dict) -> int:
+def _show(number: PithNumber, as_json: bool, extra: dict[str, Any]) -> int:
     if as_json:
         emit_json({**number.as_dict(), **extra})
         return errors.OK
@@ -82,7 +90,7 @@ def _show(number, as_json: bool, extra: dict) -> int:
     return errors.OK
 
 
-def _show_alias(alias, as_json: bool) -> int:
+def _show_alias(alias: PithAlias, as_json: bool) -> int:
     note = (
         f"note: {alias.prefix} is a look-up alias ({len(alias.prefix)} characters), not an identity; "
         "prefixes can collide, use the 26-character number to cite a paper"

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+    from pathlib import Path
+
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -18,7 +25,7 @@ exit codes: 0 written or current, 1 stale files (--check), 2 bad input.
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "render",
@@ -32,7 +39,7 @@ def register(subparsers) -> None:
     p.add_argument("--web", metavar="DIR", help="also render the web assets into DIR")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from pathlib import Path
 
     from ..errors import PithError
@@ -56,7 +63,7 @@ def run(args) -> int:
     return errors.OK
 
 
-def _render_web(folder) -> int:
+def _render_web(folder: Path) -> int:
     from ..webassets import render_web_assets
 
     for path in render_web_assets(folder):

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
+from ..value import TYPE_CHECKING
 from . import add_command, emit_json
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+    from typing import Any
+
+    from ..pdf.batch import Task
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -24,7 +32,7 @@ on PDF/A files --badge (and --attach-record below PDF/A-3) need --force (for mor
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "stamp",
@@ -55,7 +63,7 @@ def register(subparsers) -> None:
                    help="remove the temporary files that killed pithtex runs left in the output folders")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from .. import app
     from ..safetext import line
 
@@ -70,14 +78,15 @@ def run(args) -> int:
     return done.exit_code
 
 
-def _password(args) -> bytes | None:
+def _password(args: Namespace) -> bytes | None:
     """A password as the handler wants it: UTF-8 (R5/R6 use it as is; R2-R4 as Latin-1 bytes)."""
     if args.password is None:
         return None
-    return args.password.encode("utf-8")
+    password: str = args.password
+    return password.encode("utf-8")
 
 
-def _stale(tasks, remove: bool) -> None:
+def _stale(tasks: list[Task], remove: bool) -> None:
     """Name (or, with --remove-stale, remove) temporary files of killed runs in the folders
     this run writes into: a kill -9 during -o leaves one as large as the output."""
     from ..files import stale_temporaries
@@ -101,7 +110,7 @@ def _stale(tasks, remove: bool) -> None:
                            "(--remove-stale removes it)"), file=sys.stderr)
 
 
-def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool) -> None:
+def _report(done: list[dict[str, Any]], failed: list[tuple[str, str, int]], as_json: bool) -> None:
     from ..safetext import line
 
     if as_json:
@@ -122,7 +131,7 @@ def _report(done: list[dict], failed: list[tuple[str, str, int]], as_json: bool)
               file=sys.stderr)
 
 
-def _line(item: dict) -> str:
+def _line(item: dict[str, Any]) -> str:
     if item["status"] == "unchanged":
         return f"{item['file']}: already carries pith:{item['number']}: nothing to change" + (
             f" (copied to {item['output']})" if item["output"] != item["file"] else "")

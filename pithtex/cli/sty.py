@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from .. import errors
+from ..value import TYPE_CHECKING
 from . import add_command
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -19,7 +25,7 @@ exit codes: 0 written or already current, 1 a different pith.sty is there (use -
 """
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "sty",
@@ -32,7 +38,7 @@ def register(subparsers) -> None:
     p.add_argument("--force", action="store_true", help="replace a pith.sty that differs from the current one")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from ..sty import write_beside
 
     done = write_beside(args.folder, force=args.force)

@@ -5,7 +5,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..value import TYPE_CHECKING
 from . import add_command, emit_json
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+    from collections.abc import Callable
+    from typing import Any
+
+    from ..app import Verification
+    from ..errors import PithError
+    from ..number import PithNumber
+    from ..verify import Report
+    from . import Subparsers
 
 EPILOG = """\
 examples:
@@ -49,7 +61,7 @@ record); 2 is unusable input.
 MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
 
 
-def register(subparsers) -> None:
+def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "verify",
@@ -79,7 +91,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
 
 
-def run(args) -> int:
+def run(args: Namespace) -> int:
     from .. import app
     from ..arxivid import ArxivId, looks_like
     from ..errors import InvalidNumber, PithError
@@ -121,11 +133,11 @@ def run(args) -> int:
                                                   expect=args.number, source=target))
 
 
-def _password(args) -> bytes | None:
+def _password(args: Namespace) -> bytes | None:
     return args.password.encode("utf-8") if args.password else None
 
 
-def _show(args, verify, failed_extra: dict | None = None) -> int:
+def _show(args: Namespace, verify: Callable[[], Verification], failed_extra: dict[str, Any] | None = None) -> int:
     """Run one verification and print it; with --json, a record that could not be had still
     gets a report of the report's shape, naming the step that failed."""
     from ..errors import PithError
@@ -140,7 +152,7 @@ def _show(args, verify, failed_extra: dict | None = None) -> int:
     return _print(args, checked)
 
 
-def _failed_fetch(number, exc, step: str = "fetch") -> dict:
+def _failed_fetch(number: PithNumber | None, exc: PithError, step: str = "fetch") -> dict[str, Any]:
     """The JSON report when no record could be had: same keys as a report, nothing verified,
     plus the "error" and "exit_code" every --json error carries."""
     return {
@@ -154,7 +166,8 @@ def _failed_fetch(number, exc, step: str = "fetch") -> dict:
 def _is_pdf(path: Path) -> bool:
     if path.suffix.lower() == ".pdf":
         return True
-    from ..files import InputError, open_input
+    from ..errors import InputError
+    from ..files import open_input
 
     try:
         with open_input(path) as handle:  # a FIFO is not waited on: load_document refuses it
@@ -163,7 +176,7 @@ def _is_pdf(path: Path) -> bool:
         return False
 
 
-def _print(args, checked) -> int:
+def _print(args: Namespace, checked: Verification) -> int:
     if args.json:
         emit_json(checked.as_dict())
     else:
@@ -172,7 +185,7 @@ def _print(args, checked) -> int:
     return checked.exit_code
 
 
-def _save(args, report, document) -> None:
+def _save(args: Namespace, report: Report, document: dict[str, Any] | None) -> None:
     """--save: the record, as verified, for a web page to serve; nothing unless it verified."""
     import json
 
@@ -187,7 +200,7 @@ def _save(args, report, document) -> None:
     print(f"pithtex: note: wrote {args.save} ({report.headline_number.body}, {report.verdict})", file=sys.stderr)
 
 
-def print_report(report, source: str) -> None:
+def print_report(report: Report, source: str) -> None:
     from ..safetext import line
 
     print(f"{report.headline_number}  {report.verdict}  ({line(source)})")

@@ -9,12 +9,14 @@ arXiv stamps; a Link annotation over it points at the number's page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import brand
 from ..number import PithNumber
+from .errors import PdfSyntaxError
 from .facts import ARXIV_BAND
-from .objects import Keyword, Name, Parser, PdfSyntaxError, Ref, Stream, format_number
+from .objects import Keyword, Name, Parser, Ref, Stream, format_number
 from .reader import PdfFile, decode_stream
 
 HEIGHT = 9.0  # pt: the logo's size; the text is set at 8 pt beside it
@@ -68,7 +70,7 @@ def drawing(number: PithNumber) -> bytes:
 
 
 # -- placement ----------------------------------------------------------------------------
-def page_box(pdf: PdfFile, inherited: dict) -> tuple[float, float, float, float]:
+def page_box(pdf: PdfFile, inherited: dict[str, Any]) -> tuple[float, float, float, float]:
     box = None
     for key in ("CropBox", "MediaBox"):
         value = pdf.resolve(inherited.get(key))
@@ -81,12 +83,13 @@ def page_box(pdf: PdfFile, inherited: dict) -> tuple[float, float, float, float]
 
 
 Box = tuple[float, float, float, float]
+Matrix = tuple[float, float, float, float, float, float]
 
 
-Spot = tuple[tuple[float, ...], Box]  # (the badge's cm matrix, its rectangle in user space)
+Spot = tuple[Matrix, Box]  # (the badge's cm matrix, its rectangle in user space)
 
 
-def _display_matrix(box: Box, rotate: int, X: float, Y: float) -> tuple[float, ...]:
+def _display_matrix(box: Box, rotate: int, X: float, Y: float) -> Matrix:
     """The cm that draws the badge upright at (X, Y) of the page as a viewer shows it (/Rotate)."""
     x0, y0, x1, y1 = box
     return {0: (1, 0, 0, 1, x0 + X, y0 + Y), 90: (0, 1, -1, 0, x1 - Y, y0 + X),
@@ -104,7 +107,7 @@ def candidates(box: Box, size: tuple[float, float], rotate: int = 0) -> list[Spo
         width, height = height, width
     right, left = max(width - MARGIN - w, ARXIV_BAND + 1), ARXIV_BAND + MARGIN
     top, bottom = height - EDGE - h, EDGE
-    spots = []
+    spots: list[Spot] = []
     for X, Y in ((right, top), (right, bottom), (left, top), (left, bottom)):
         m = _display_matrix(box, rotate, X, Y)
         rect = _bbox(m, [(0, 0), (w, h), (0, h), (w, 0)])
@@ -127,7 +130,7 @@ def place(box: Box, boxes: list[Box] | None, size: tuple[float, float], rotate: 
     return spots[0], False
 
 
-def content_boxes(pdf: PdfFile, page: dict, inherited: dict, box: Box) -> list[Box] | None:
+def content_boxes(pdf: PdfFile, page: dict[str, Any], inherited: dict[str, Any], box: Box) -> list[Box] | None:
     """Rough boxes of what the page draws (text, paths, images); None when it cannot be told."""
     contents = pdf.resolve(page.get("Contents"))
     streams = contents if isinstance(contents, list) else [contents]
@@ -150,9 +153,14 @@ def content_boxes(pdf: PdfFile, page: dict, inherited: dict, box: Box) -> list[B
         return None
 
 
-Matrix = tuple[float, float, float, float, float, float]
 _ID: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 _PAINT = frozenset(("S", "s", "f", "F", "f*", "B", "B*", "b", "b*", "sh"))
+
+
+def _matrix(six: list[float]) -> Matrix:
+    """Six numbers (a `cm`, `Tm` or /Matrix, its length checked) as a matrix."""
+    a, b, c, d, e, f = six
+    return a, b, c, d, e, f
 
 
 def _mul(m: Matrix, n: Matrix) -> Matrix:
@@ -167,12 +175,12 @@ def _bbox(m: Matrix, points: list[tuple[float, float]]) -> Box:
     return min(xs), min(ys), max(xs), max(ys)
 
 
-def _text_length(args: list) -> int:
+def _text_length(args: list[Any]) -> int:
     return sum(len(a) for a in args if isinstance(a, bytes)) + sum(
         len(x) for a in args if isinstance(a, list) for x in a if isinstance(x, bytes))
 
 
-def _scan(data: bytes, xobject, box: Box) -> list[Box]:
+def _scan(data: bytes, xobject: Callable[[Name], Any], box: Box) -> list[Box]:
     """Boxes, in default user space, of text runs, painted paths, images and forms."""
     p = Parser(data)
     ctm, stack, boxes, operands, path = _ID, [], [], [], []
@@ -194,7 +202,7 @@ def _scan(data: bytes, xobject, box: Box) -> list[Box]:
         elif op == "Q":
             ctm = stack.pop() if stack else ctm
         elif op == "cm" and len(nums) == 6:
-            ctm = _mul(tuple(nums), ctm)
+            ctm = _mul(_matrix(nums), ctm)
         elif op == "BT":
             tm = tlm = _ID
         elif op == "Tf" and nums:
@@ -205,7 +213,7 @@ def _scan(data: bytes, xobject, box: Box) -> list[Box]:
             leading = -nums[1] if op == "TD" else leading
             tm = tlm = _mul((1, 0, 0, 1, nums[0], nums[1]), tlm)
         elif op == "Tm" and len(nums) == 6:
-            tm = tlm = tuple(nums)
+            tm = tlm = _matrix(nums)
         elif op in ("T*", "'", '"'):
             tm = tlm = _mul((1, 0, 0, 1, 0, -leading), tlm)
         if op in ("Tj", "TJ", "'", '"'):
@@ -242,12 +250,12 @@ def _xobject_box(ctm: Matrix, xobj: Any) -> Box:
         if isinstance(bbox, list) and len(bbox) == 4 and all(isinstance(v, (int, float)) for v in bbox):
             corners = [(bbox[0], bbox[1]), (bbox[2], bbox[3]), (bbox[0], bbox[3]), (bbox[2], bbox[1])]
         if isinstance(matrix, list) and len(matrix) == 6 and all(isinstance(v, (int, float)) for v in matrix):
-            ctm = _mul(tuple(float(v) for v in matrix), ctm)
+            ctm = _mul(_matrix([float(v) for v in matrix]), ctm)
     return _bbox(ctm, corners)
 
 
 # -- the objects --------------------------------------------------------------------------
-def add_badge(pdf: PdfFile, number: PithNumber, objects: dict, alloc) -> list[str]:
+def add_badge(pdf: PdfFile, number: PithNumber, objects: dict[Ref, Any], alloc: Callable[[], Ref]) -> list[str]:
     """Add the badge and its link to page 1; returns warnings (e.g. no free margin found)."""
     warnings: list[str] = []
     first = next(pdf.pages(limit=1), None)

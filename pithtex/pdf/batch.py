@@ -9,8 +9,12 @@ from pathlib import Path
 from .. import errors
 from ..errors import PithError
 from ..safetext import unfiltered
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 
 class Task(NamedTuple):
@@ -26,7 +30,7 @@ def run_one(task: Task) -> Outcome:
     return stamp_file(task.source, task.output, task.options)
 
 
-def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
+def _safe(task: Task) -> tuple[dict[str, Any] | None, tuple[str, str, int] | None]:
     """A worker's result as plain data: (outcome, None) or (None, (file, message, exit code))."""
     try:
         return run_one(task).as_dict(), None
@@ -42,8 +46,8 @@ def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
         return None, (str(task.source), message, errors.BUG)
 
 
-def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict], list[tuple[str, str, int]]]:
-    done: list[dict] = []
+def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]]]:
+    done: list[dict[str, Any]] = []
     failed: list[tuple[str, str, int]] = []
     if jobs == 1:
         results = map(_safe, tasks)
@@ -57,11 +61,12 @@ def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict],
     return done, failed
 
 
-def _collect(results, total: int, done: list, failed: list, progress: bool) -> None:
+def _collect(results: Iterable[tuple[dict[str, Any] | None, tuple[str, str, int] | None]], total: int,
+             done: list[dict[str, Any]], failed: list[tuple[str, str, int]], progress: bool) -> None:
     for i, (outcome, failure) in enumerate(results, start=1):
         if outcome is not None:
             done.append(outcome)
-        else:
+        elif failure is not None:  # one of the two is always None
             failed.append(failure)
         if progress:  # a one-line bar on a terminal only; nothing when piped
             width = 30

@@ -156,7 +156,7 @@ class Security:
             return HexString(out) if isinstance(value, HexString) else out
         return value
 
-    def _stream_method(self, d: dict) -> Method:
+    def _stream_method(self, d: dict[str, Any]) -> Method:
         """The stream's own /Crypt filter when it names one, else the default (/StmF)."""
         filters = d.get("Filter")
         filters = [filters] if isinstance(filters, Name) else (filters if isinstance(filters, list) else [])
@@ -300,7 +300,7 @@ def rc4(key: bytes, data: bytes) -> bytes:
     try:  # cryptography ≥ 43 keeps RC4 among its "decrepit" algorithms
         from cryptography.hazmat.decrepit.ciphers.algorithms import ARC4
     except ImportError:  # older releases
-        from cryptography.hazmat.primitives.ciphers.algorithms import ARC4  # type: ignore[no-redef]
+        from cryptography.hazmat.primitives.ciphers.algorithms import ARC4
     enc = Cipher(ARC4(_rc4_key(key)), mode=None).encryptor()
     return enc.update(data) + enc.finalize()
 

@@ -16,12 +16,11 @@ from pathlib import Path
 
 from ..errors import PithError, Refused, UnreadablePdf
 from ..number import PithNumber
-from ..value import NamedTuple
-from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError
+from ..value import TYPE_CHECKING, NamedTuple
+from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError, XmpError
 from .objects import Name, Ref, Stream, decode_text
-from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
+from .reader import READ_FAILURES, PdfFile, Section, decode_stream, read_failure
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
 
@@ -214,9 +213,9 @@ def facts_of(path: str | Path, password: bytes | None = None, pages: int | None 
 def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
     """Refused (exit 1) for an encrypted file that did not open: the one wording stamp,
     verify and inspect give (`name` as the user wrote the path; else the file read)."""
-    if not facts.locked:
-        return
     enc = facts.encryption
+    if enc is None or enc.opened:  # (not `locked`)
+        return
     name = facts.file if name is None else name
     raise Refused(f"{name}: encrypted PDF: {enc.reason}" if enc.password_needed
                   else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
@@ -275,14 +274,14 @@ def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL", "P
     return out
 
 
-def metadata_packet(pdf: PdfFile, catalog: dict) -> bytes | None:
+def metadata_packet(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
     stream = pdf.resolve(catalog.get("Metadata"))
     if not isinstance(stream, Stream):
         return None
     return decode_stream(stream, limit=MAX_RECORD)
 
 
-def read_xmp(pdf: PdfFile, catalog: dict, writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
+def read_xmp(pdf: PdfFile, catalog: dict[str, Any], writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
     """(the pith properties, the packet, its parsed tree): each None where there is none, or
     (Xmp(error=...), packet or None, None) for a packet that cannot be decoded or parsed."""
     try:
@@ -295,7 +294,7 @@ def read_xmp(pdf: PdfFile, catalog: dict, writing: bool = False) -> tuple[Xmp | 
 
     try:
         tree = xmp.parse(packet, writing=writing)
-    except xmp.XmpError as exc:
+    except XmpError as exc:
         return Xmp(error=str(exc)), packet, None
     found = xmp.pith_of(tree.root)
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
@@ -320,7 +319,7 @@ def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool
             annot = pdf.resolve(annot_ref)
             uri = link_uri(pdf, annot)
             number = number_in_url(uri)
-            if number is not None and all(link.uri != uri or link.page != i for link in links):
+            if uri is not None and number is not None and all(link.uri != uri or link.page != i for link in links):
                 links.append(Link(uri, number, i, _box(pdf, annot.get("Rect"))))
     return links, complete, left
 
@@ -346,7 +345,7 @@ def link_uri(pdf: PdfFile, annot: Any) -> str | None:
     return uri.decode("latin-1") if isinstance(uri, bytes) else None
 
 
-def embedded_files(pdf: PdfFile, catalog: dict) -> list[tuple[str, Any]]:
+def embedded_files(pdf: PdfFile, catalog: dict[str, Any]) -> list[tuple[str, Any]]:
     """(name, filespec) pairs of the EmbeddedFiles name tree, flattened (bounded)."""
     names = pdf.resolve(catalog.get("Names"))
     tree = pdf.resolve(names.get("EmbeddedFiles")) if isinstance(names, dict) else None
@@ -369,7 +368,7 @@ def embedded_files(pdf: PdfFile, catalog: dict) -> list[tuple[str, Any]]:
     return out
 
 
-def attached_record(pdf: PdfFile, catalog: dict) -> bytes | None:
+def attached_record(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
     """The bytes of an attached `pith-record.json` (the first one that decodes)."""
     for name, spec_ref in embedded_files(pdf, catalog):
         spec = pdf.resolve(spec_ref)
@@ -402,7 +401,7 @@ def _record_number(data: bytes | None) -> PithNumber | None:
         return None
 
 
-def signature_state(pdf: PdfFile, catalog: dict) -> tuple[bool, bool]:
+def signature_state(pdf: PdfFile, catalog: dict[str, Any]) -> tuple[bool, bool]:
     """(signed, certified): a signature field with a value or /SigFlags; /Perms /DocMDP."""
     perms = pdf.resolve(catalog.get("Perms"))
     certified = isinstance(perms, dict) and perms.get("DocMDP") is not None
@@ -484,7 +483,7 @@ def unfinished_update(pdf: PdfFile) -> int | None:
 _TRAILER_REACH = 4096  # our update's trailer ends at most this far before the end of the file
 
 
-def _later_changes(pdf: PdfFile, sections: list) -> tuple[str, ...]:
+def _later_changes(pdf: PdfFile, sections: list[Section]) -> tuple[str, ...]:
     """What the updates after ours change, in words, for a refusal that says what would be lost."""
     nums = {num for section in sections for num in section.entries}
     if not nums:

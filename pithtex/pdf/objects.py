@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
 from .errors import PdfSyntaxError
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -48,7 +48,7 @@ class Stream:
 
     __slots__ = ("dict", "raw")
 
-    def __init__(self, dictionary: dict, raw: bytes) -> None:
+    def __init__(self, dictionary: dict[str, Any], raw: bytes) -> None:
         self.dict = dictionary
         self.raw = raw
 
@@ -124,7 +124,8 @@ class Parser:
     file offsets) and, unless `complete`, ends before the file does: a stream running past
     its end raises NeedMore instead of being cut short."""
 
-    def __init__(self, data: Any, pos: int = 0, resolve_length=None, origin: int = 0, complete: bool = True) -> None:
+    def __init__(self, data: Any, pos: int = 0, resolve_length: Callable[[Ref], object] | None = None,
+                 origin: int = 0, complete: bool = True) -> None:
         self.data = data
         self.pos = pos
         self.resolve_length = resolve_length
@@ -132,7 +133,7 @@ class Parser:
 
     # -- tokens --------------------------------------------------------------------------
     def skip(self) -> None:
-        self.pos = _SKIP.match(self.data, self.pos).end()
+        self.pos = _SKIP.match(self.data, self.pos).end()  # type: ignore[union-attr]  # `*`: always matches
 
     def at_end(self) -> bool:
         self.skip()
@@ -185,7 +186,7 @@ class Parser:
             return self._literal_string()
         if c == 0x5B:  # [
             self.pos += 1
-            items = []
+            items: list[Any] = []
             while True:
                 self.skip()
                 if self.data[self.pos:self.pos + 1] == b"]":
@@ -204,7 +205,7 @@ class Parser:
                     ref = _REF_TAIL.match(data, self.pos)
                     if ref:
                         self.pos = ref.end()
-                        return Ref(value, int(ref.group(1)))
+                        return Ref(int(value), int(ref.group(1)))
                 return value
             return _number(text)
         word = self.keyword()
@@ -224,9 +225,9 @@ class Parser:
             raw = _NAME_ESCAPE.sub(lambda e: bytes([int(e.group(1), 16)]), raw)
         return Name(raw.decode("latin-1"))
 
-    def _dict(self, depth: int) -> dict:
+    def _dict(self, depth: int) -> dict[str, Any]:
         self.pos += 2
-        out: dict = {}
+        out: dict[str, Any] = {}
         while True:
             self.skip()
             if self.data[self.pos:self.pos + 2] == b">>":
@@ -291,6 +292,7 @@ class Parser:
             return pos + (2 if data[pos:pos + 2] == b"\r\n" else 1)
         if e in b"01234567":
             m = re.match(rb"[0-7]{1,3}", data[pos:pos + 3])
+            assert m is not None  # `e`, its first byte, is an octal digit
             out.append(int(m.group(), 8) & 0xFF)
             return pos + len(m.group())
         out += e
@@ -315,7 +317,7 @@ class Parser:
                 value = self._stream_body(value)
         return ref, value
 
-    def _stream_body(self, dictionary: dict) -> Stream:
+    def _stream_body(self, dictionary: dict[str, Any]) -> Stream:
         pos = self.pos + 6
         if self.data[pos:pos + 2] == b"\r\n":
             pos += 2

@@ -16,12 +16,15 @@ import zlib
 from pathlib import Path
 
 from ..files import open_input
+from ..value import TYPE_CHECKING
 from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
 from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable, Iterator
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 # Section chains longer than this are loops or attacks.
 MAX_SECTIONS = 512
@@ -83,11 +86,11 @@ class XrefRows:
         kind = int.from_bytes(d[p:p + w0], "big") if w0 else 1
         return kind, int.from_bytes(d[p + w0:p + w0 + w1], "big"), int.from_bytes(d[p + w0 + w1:p + self.row], "big")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         for first, count, _start in self.runs:
             yield from range(first, first + count)
 
-    def items(self):
+    def items(self) -> Iterator[tuple[int, tuple[int, int, int]]]:
         return ((num, self.get(num)) for num in self)
 
     def top(self) -> int:
@@ -97,7 +100,8 @@ class XrefRows:
 class Section:
     """One cross-reference section: where it is, its form and its trailer."""
 
-    def __init__(self, offset: int, form: str, trailer: dict, entries: dict[int, tuple] | XrefRows) -> None:
+    def __init__(self, offset: int, form: str, trailer: dict[str, Any],
+                 entries: dict[int, tuple[int, int, int]] | XrefRows) -> None:
         self.offset = offset
         self.form = form  # "table" or "stream"
         self.trailer = trailer
@@ -123,7 +127,7 @@ class PdfFile:
         if self.size == 0:
             self._file.close()
             raise Damaged("empty file")
-        self._entries: dict[int, tuple | None] = {}  # object number -> its newest xref entry
+        self._entries: dict[int, tuple[int, int, int] | None] = {}  # object number -> its newest xref entry
         self.sections: list[Section] = []
         self._cache: dict[int, Any] = {}
         self._objstm: dict[int, tuple[bytes, list[tuple[int, int]], int]] = {}
@@ -160,7 +164,7 @@ class PdfFile:
         self.bytes_read += end - start
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
-    def parse_at(self, offset: int, parse: Any) -> Any:
+    def parse_at(self, offset: int, parse: Callable[[Parser], T]) -> T:
         """`parse(parser)` on a window of the file from `offset`: WINDOW bytes first, then
         eight times more (or what a stream's /Length asks) until the value ends well inside
         it or the window reaches the end of the file, where errors are final."""
@@ -213,7 +217,7 @@ class PdfFile:
         return "Encrypt" in self.trailer
 
     @property
-    def trailer(self) -> dict:
+    def trailer(self) -> dict[str, Any]:
         return self.sections[0].trailer
 
     @property
@@ -229,9 +233,9 @@ class PdfFile:
         found = list(_STARTXREF.finditer(tail))
         if not found:
             raise Damaged("no startxref at the end of the file (truncated?)")
-        offset = int(found[-1].group(1))
+        offset: int | None = int(found[-1].group(1))
         seen: set[int] = set()
-        merged: dict = {}
+        merged: dict[str, Any] = {}
         while offset is not None:
             if offset in seen or len(seen) >= MAX_SECTIONS:
                 raise Damaged("the cross-reference chain loops")
@@ -241,7 +245,7 @@ class PdfFile:
             for key, value in section.trailer.items():
                 merged.setdefault(key, value)
             hybrid = section.trailer.get("XRefStm")
-            if section.form == "table" and isinstance(hybrid, int):
+            if isinstance(section.entries, dict) and isinstance(hybrid, int):  # a table's entries
                 # A hybrid file: its stream's entries fill what the table leaves free or out.
                 for num, entry in self._section(hybrid).entries.items():
                     if section.entries.get(num, (0,))[0] == 0:
@@ -284,7 +288,7 @@ class PdfFile:
 
     def _table_at(self, p: Parser, offset: int) -> Section:
         p.pos = 4
-        entries: dict[int, tuple] = {}
+        entries: dict[int, tuple[int, int, int]] = {}
         while True:
             p.skip()
             if p.data[p.pos:p.pos + 7] == b"trailer":
@@ -306,7 +310,7 @@ class PdfFile:
         return Section(offset, "table", trailer, entries)
 
     @staticmethod
-    def _table_entries(data: bytes, pos: int, first: int, n: int, out: dict[int, tuple]) -> int:
+    def _table_entries(data: bytes, pos: int, first: int, n: int, out: dict[int, tuple[int, int, int]]) -> int:
         block = data[pos:pos + 20 * n]
         entries = _TABLE_ENTRY.findall(block)
         if len(entries) != n:  # n matches of 20 bytes in 20n bytes: the standard layout
@@ -369,7 +373,7 @@ class PdfFile:
         self._cache[ref.num] = value
         return value
 
-    def entry(self, num: int) -> tuple | None:
+    def entry(self, num: int) -> tuple[int, int, int] | None:
         """(kind, offset or object stream, generation or index) from the newest section naming `num`."""
         if num not in self._entries:
             self._entries[num] = next((e for e in (s.entries.get(num) for s in self.sections) if e is not None), None)
@@ -430,16 +434,16 @@ class PdfFile:
         return max((s.entries.top() if isinstance(s.entries, XrefRows) else max(s.entries, default=0)
                     for s in self.sections), default=0)
 
-    def catalog(self) -> dict:
+    def catalog(self) -> dict[str, Any]:
         root = self.get(self.trailer["Root"])
         if not isinstance(root, dict):
             raise Damaged("/Root is not a dictionary")
         return root
 
-    def pages(self, limit: int | None = None):
+    def pages(self, limit: int | None = None) -> Iterator[tuple[Any, dict[str, Any], dict[str, Any]]]:
         """(Ref, page dict, inherited) for each page in order; `inherited` holds Resources/MediaBox/Rotate."""
         root = self.catalog().get("Pages")
-        stack = [(root, {})]
+        stack: list[tuple[Any, dict[str, Any]]] = [(root, {})]
         seen: set[int] = set()
         count = 0
         while stack:
@@ -530,7 +534,7 @@ def _inflate(data: bytes, limit: int) -> bytes:
     return out
 
 
-def _unpredict(data: bytes, parms: dict) -> bytes:
+def _unpredict(data: bytes, parms: dict[str, Any]) -> bytes:
     predictor = parms.get("Predictor", 1)
     if not isinstance(predictor, int) or predictor < 10:
         return data

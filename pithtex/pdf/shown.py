@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
+from .errors import XmpError
 from .objects import decode_text
 from .reader import READ_FAILURES, PdfFile
 
-TYPE_CHECKING = False  # `typing` is for checkers only
 if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
     from .facts import Facts
 
 # Page 1's text beyond this many characters is not kept (a title sits at the top).
@@ -81,24 +83,24 @@ def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str],
         return texts, None
     try:
         root = xmp.parse(packet, writing=False).root
-    except xmp.XmpError:
+    except XmpError:
         return texts, None
-    return texts, _dc_title(root, xmp)
+    return texts, _dc_title(root)
 
 
 def _from_facts(facts: Facts) -> tuple[dict[str, str], str | None]:
     """`_metadata`'s answer from facts already read: an XMP stream that does not decode
     leaves nothing, as when `_metadata` reads it; one that does not parse, Info only."""
-    from . import xmp
-
     if facts.xmp is not None and facts.xmp.error is not None and facts.xmp_packet is None:
         return {}, None
     root = facts.xmp_tree.root if facts.xmp_tree is not None else None
-    return dict(facts.titles), _dc_title(root, xmp) if root is not None else None
+    return dict(facts.titles), _dc_title(root) if root is not None else None
 
 
-def _dc_title(root, xmp) -> str | None:
+def _dc_title(root: Element) -> str | None:
     """dc:title: an rdf:Alt of language alternatives; the x-default one, else the first."""
+    from . import xmp
+
     dc = "http://purl.org/dc/elements/1.1/"
     for desc in xmp.descriptions(root):
         title = desc.find(f"{{{dc}}}title")

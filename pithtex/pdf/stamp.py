@@ -29,13 +29,12 @@ from pathlib import Path
 from ..errors import PithError, Refused, UnreadablePdf
 from ..files import InputChanged, atomic_output, locked, open_input, output_path, rewrite_tail
 from ..number import PithNumber
-from ..value import NamedTuple
-from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from ..value import TYPE_CHECKING, NamedTuple
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk, XmpError
 from .facts import Facts, read_facts, refuse_locked, unfinished_update
 from .objects import Name, Ref, Stream
 from .reader import READ_FAILURES, PdfFile, read_failure
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
 
@@ -187,7 +186,7 @@ class _open:
             raise UnreadablePdf(read_failure(self.src, exc)) from None
         return self.pdf
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, tb: object) -> None:
         self.pdf.close()
         if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError, Shrunk)):
             raise UnreadablePdf(read_failure(self.src, exc)) from None
@@ -325,7 +324,7 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     return base_size, tail, Outcome(str(src), None, "stamped", number.body, changed, warnings), pdf.startxref
 
 
-def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> Ref:
+def _info(pdf: PdfFile, number: PithNumber, objects: dict[Ref, Any], alloc: Allocator) -> Ref:
     ref = pdf.trailer.get("Info")
     info = pdf.resolve(ref)
     new = dict(info) if isinstance(info, dict) else {}
@@ -337,7 +336,7 @@ def _info(pdf: PdfFile, number: PithNumber, objects: dict, alloc: Allocator) -> 
     return ref
 
 
-def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Facts, objects: dict,
+def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, facts: Facts, objects: dict[Ref, Any],
          alloc: Allocator, warnings: list[str], drop_pdfa: bool, src: Path, force: bool) -> str:
     from . import xmp
 
@@ -348,9 +347,9 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
     packet = facts.xmp_packet
     try:
         if facts.xmp is not None and facts.xmp.error is not None:
-            raise xmp.XmpError(facts.xmp.error)
+            raise XmpError(facts.xmp.error)
         new_packet = xmp.merge(packet, values, drop_pdfa, facts.xmp_tree)
-    except xmp.XmpError as exc:
+    except XmpError as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (docs/pdf.md).
         if not force:
             raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
@@ -371,8 +370,8 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
     return "XMP pith properties" + (" and PDF/A extension schema" if facts.pdfa else "")
 
 
-def _attach(pdf: PdfFile, catalog: dict, record: bytes, facts: Facts, objects: dict, alloc: Allocator,
-            drop_pdfa: bool) -> None:
+def _attach(pdf: PdfFile, catalog: dict[str, Any], record: bytes, facts: Facts, objects: dict[Ref, Any],
+            alloc: Allocator, drop_pdfa: bool) -> None:
     """The record as an embedded file (and an associated file, /AF, on PDF/A-3)."""
     import hashlib
 

@@ -13,12 +13,13 @@ try:  # CPython's own MD5: `hashlib` loads OpenSSL (about 2 ms, half a stamp's o
 except ImportError:  # an interpreter built without it
     from hashlib import md5
 
+from ..value import TYPE_CHECKING
+from .errors import Damaged
 from .objects import HexString, Name, Ref, Stream, indirect_object, serialize
-from .reader import Damaged, PdfFile
+from .reader import PdfFile
 
-TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeGuard
 
 MARKER = b"%pithtex-update"
 # Object numbers and generations an xref can hold (the table writes 10 and 5 digits).
@@ -58,11 +59,11 @@ def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref) -> b
     return bytes(out)
 
 
-def _usable_id(old: Any) -> bool:
+def _usable_id(old: object) -> TypeGuard[list[Any]]:
     return isinstance(old, list) and bool(old) and isinstance(old[0], bytes) and 0 < len(old[0]) <= 64
 
 
-def _ids(pdf: PdfFile, base_size: int, content: bytes) -> list[HexString]:
+def _ids(pdf: PdfFile, base_size: int, content: bytes | bytearray) -> list[HexString]:
     """Keep /ID[0]; /ID[1] is a digest of this update, so it changes with the content only."""
     old = pdf.trailer.get("ID")
     if _usable_id(old):
@@ -83,7 +84,7 @@ def _subsections(nums: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
-def _xref_table(offset: int, offsets: dict[int, tuple[int, int]], trailer: dict) -> bytes:
+def _xref_table(offset: int, offsets: dict[int, tuple[int, int]], trailer: dict[str, Any]) -> bytes:
     lines = [b"xref\n"]
     for first, count in _subsections(list(offsets)):
         lines.append(b"%d %d\n" % (first, count))
@@ -94,7 +95,7 @@ def _xref_table(offset: int, offsets: dict[int, tuple[int, int]], trailer: dict)
     return b"".join(lines)
 
 
-def _xref_stream(offset: int, size: int, offsets: dict[int, tuple[int, int]], trailer: dict) -> bytes:
+def _xref_stream(offset: int, size: int, offsets: dict[int, tuple[int, int]], trailer: dict[str, Any]) -> bytes:
     """An xref stream object numbered `size` that lists itself; /Size counts it too."""
     own = size
     entries = {**offsets, own: (offset, 0)}

@@ -19,11 +19,11 @@ import io
 import re
 
 from .. import brand
+from ..value import TYPE_CHECKING
 from .errors import XmpError, XmpWriteError
 
 # ElementTree is imported where a tree is built (a new packet needs none), and `typing`
 # is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
     from xml.etree.ElementTree import Element
@@ -105,14 +105,14 @@ def parse(packet: bytes, writing: bool = True) -> Parsed:
     return parsed
 
 
-def _read(body: bytes, writing: bool = True) -> tuple[Parsed | None, set, str | None]:
+def _read(body: bytes, writing: bool = True) -> tuple[Parsed | None, set[Element], str | None]:
     """What the parser read before its first fault: the tree so far (None before the root),
     the elements it closed, and the fault (None when the whole body is XML)."""
     from defusedxml import DefusedXmlException
     from defusedxml.ElementTree import iterparse
 
     declared: dict[Element, list[tuple[str, str]]] = {}
-    ended: set = set()
+    ended: set[Element] = set()
     pending: list[tuple[str, str]] = []
     root = None
     fault = None
@@ -276,7 +276,7 @@ def _char(ref: str) -> str:
     return chr(code) if code <= 0x10FFFF else "\x00"
 
 
-def _prune(el: Element, ended: set) -> None:
+def _prune(el: Element, ended: set[Element]) -> None:
     """Drop the elements the parser never closed, except the containers around the fault."""
     for child in list(el):
         if child in ended:
@@ -470,7 +470,8 @@ def _push(scope: dict[str, str], own: list[tuple[str, str]]) -> dict[str, str]:
     return inner
 
 
-def _needed(el: Element, declared: dict, scope: dict[str, str]) -> list[tuple[str, str]]:
+def _needed(el: Element, declared: dict[Element, list[tuple[str, str]]],
+            scope: dict[str, str]) -> list[tuple[str, str]]:
     """For an element pithtex added: the declarations its new subtree needs, made once here."""
     own: list[tuple[str, str]] = []
     inner = dict(scope)
