@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import safetext
+from .catalogue import BY_ID
 from .diagnostic import ERROR, Diagnostic
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def _intact(result: Result) -> bool:
 
 def _failure(diagnostics: list[Diagnostic]) -> str:
     errors = sum(d.severity == ERROR for d in diagnostics)
-    metadata_only = all(d.rule.startswith(("pdf-", "pith-number-")) for d in diagnostics if d.severity == ERROR)
+    metadata_only = all(BY_ID[d.rule].metadata for d in diagnostics if d.severity == ERROR)
     what = "loses pith metadata" if metadata_only else "would fail on arXiv"
     return f"{what} ({errors} error{'s' if errors != 1 else ''})"
 
