@@ -15,6 +15,7 @@ from pathlib import Path
 from . import brand, sty_options
 from .errors import PithError
 from .files import write_atomic
+from .pdf.objects import format_number as _num  # path operators' decimals, as the PDF layer's
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STY_PATH = Path("latex") / "pith.sty"
@@ -22,8 +23,6 @@ DOC_PATH = Path("latex") / "pith-doc.tex"  # the manual's source; `make doc` com
 RULES_PATH = Path("docs") / "arxiv-rules.md"  # `pithtex check`'s rule ids, from arxiv/catalogue.py
 # What marks a folder as a pithtex checkout, the only place `render` writes into.
 CHECKOUT_MARK = Path("pithtex") / "templates" / "pith.sty.j2"
-# Bezier constant for a quarter circle.
-_KAPPA = 0.5522847498
 
 
 def environment():
@@ -50,26 +49,13 @@ def environment():
     return env
 
 
-def _num(x: float) -> str:
-    """A short decimal for path operators: no trailing zeros, no '-0'."""
-    text = f"{x:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("", "-0") else text
-
-
 def _circle(c: brand.Circle, ops: dict[str, str]) -> list[str]:
     """A circle as four Bezier quarters, in logo units, with the given operator names."""
-    k = _KAPPA * c.r
-    x, y, r = c.cx, c.cy, c.r
-    pts = [
-        (x + r, y + k, x + k, y + r, x, y + r),
-        (x - k, y + r, x - r, y + k, x - r, y),
-        (x - r, y - k, x - k, y - r, x, y - r),
-        (x + k, y - r, x + r, y - k, x + r, y),
-    ]
+    start, quarters = c.path()
     # The line width goes first: PDF allows no state change inside a path.
     out = [_num(c.stroke), ops["w"]] if c.stroke > 0 else []
-    out += [_num(x + r), _num(y), ops["m"]]
-    for p in pts:
+    out += [*(_num(v) for v in start), ops["m"]]
+    for p in quarters:
         out += [*(_num(v) for v in p), ops["c"]]
     out += [ops["h"], ops["S"] if c.stroke > 0 else ops["f"]]
     return out
