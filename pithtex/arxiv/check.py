@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import PithError
-from . import pdfcheck, sandbox, texlive
+from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
 from .catalogue import (
     BUILD_PRODUCTS,
     COMPILE_ERROR,
@@ -38,7 +38,6 @@ from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan
 from .upload import Upload, open_upload
 
-ENGINES = ("auto", "pdflatex", "latex", "xelatex", "all")
 MAX_LOG_ERRORS = 5
 
 
@@ -108,7 +107,7 @@ def routes_for(engine: str, auto_route: str) -> list[str]:
     if engine not in ENGINES:
         raise PithError(f"unknown engine {engine!r} (use one of {', '.join(ENGINES)})")
     if engine == "all":
-        return list(sandbox.ROUTES)
+        return list(ROUTES)
     return [auto_route if engine == "auto" else engine]
 
 

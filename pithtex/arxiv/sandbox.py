@@ -32,7 +32,6 @@ from .rules import PDF_ROUTE_EXT
 from .texlive import tex_env
 from .upload import Upload
 
-ROUTES = ("pdflatex", "latex", "xelatex")
 # XeTeX loads OpenType fonts through fontconfig and is the slowest route on every example;
 # when routes share cores, the others run at lower priority so it finishes first.
 CRITICAL_ROUTE = "xelatex"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..arxiv import ENGINES
 from . import add_command, emit_json, time_limit
 
 EPILOG = """\
@@ -34,7 +35,7 @@ def register(subparsers) -> None:
         epilog=EPILOG,
     )
     p.add_argument("path", metavar="PATH", help="a .tex file, a paper folder, or a .tar.gz/.zip upload")
-    p.add_argument("--engine", default="auto", choices=("auto", "pdflatex", "latex", "xelatex", "all"),
+    p.add_argument("--engine", default="auto", choices=ENGINES,
                    help="route to compile: auto (arXiv's choice, default), one route, or all in parallel")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="check only this top-level file of the upload (repeat for several)")
