@@ -7,6 +7,13 @@ Exit codes (docs/format.md): 0 success, 1 a verifiable failure (or a refused fil
 from __future__ import annotations
 
 
+def bug_message(exc: BaseException) -> str:
+    """The line for an exception nobody foresaw (exit 70): a bug of ours, said as one, never as
+    bad input; the command line and each batch worker say it alike."""
+    return (f"internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
+            "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
+
+
 class PithError(Exception):
     """Base class: a message fit to show a user as one line, and an exit code."""
 

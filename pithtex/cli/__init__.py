@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from ..brand import VERSION
-from ..errors import PithError
+from ..errors import PithError, bug_message
 from ..safetext import SafeStream, unfiltered
 
 # Order here is the order in `pithtex --help`.
@@ -124,9 +124,7 @@ def _main(argv: list[str]) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         return _report_error(f"{where}{exc.strerror or exc}", 2, as_json, exc)
     except Exception as exc:  # anything else is a bug: say so, never as if the input were bad
-        message = (f"internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
-                   "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
-        return _report_error(message, BUG, as_json, exc)
+        return _report_error(bug_message(exc), BUG, as_json, exc)
 
 
 BUG = 70  # EX_SOFTWARE
