@@ -4,8 +4,6 @@ and the source of docs/arxiv-rules.md."""
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -123,10 +121,3 @@ def test_docs_page_is_the_rendered_catalogue():
     assert [row.split(" | ")[0].strip("| `") for row in rows] == [rule.id for rule in RULES]
     assert "`\\pithnumber{...}`" in text and "| \\" not in text
 
-
-def test_a_stamp_never_loads_the_catalogue_or_jinja2():
-    code = ("import sys; from pithtex.cli import build_parser; build_parser('stamp'); "
-            "import pithtex.cli.stamp, pithtex.pdf.batch, pithtex.pdf.update, pithtex.pdf.xmp, pithtex.pdf.facts; "
-            "print(sorted({'pithtex.arxiv.catalogue', 'pithtex.render', 'jinja2'} & set(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
