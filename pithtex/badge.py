@@ -3,8 +3,8 @@
 The SVG follows the shields.io "flat" look (20 px high, 5 px padding, text drawn at 10x
 and scaled by `scale(.1)` with `textLength`, `role="img"`, `aria-label`, `<title>`), with
 widths from `pithtex.metrics` so no font is needed. Everything here is a pure function of
-its arguments; the caller decides which state word a badge shows (see `badge_state` and
-`brand.STATES`): "verified" only for a record that verified against a trusted key and
+its arguments; the caller decides which state word a badge shows (see `pithtex.app.badge_state`
+and `brand.STATES`): "verified" only for a record that verified against a trusted key and
 hashes to this very number, "invalid" for one that verifiably fails, "unchecked" when it
 could not be decided, and no word at all when no record was checked.
 """
@@ -39,7 +39,7 @@ FORMATS = ("svg", "png", "qr", "html", "md", "rst", "embed")
 class BadgeState:
     """What a badge may claim: a word of `brand.STATES`, or None when no record was checked.
 
-    `word` is "verified" only from `badge_state` with a passing report for this number."""
+    `word` is "verified" only from `app.badge_state` with a passing report for this number."""
 
     word: str | None = None
     reason: str = "no record was checked"
@@ -58,19 +58,6 @@ class BadgeState:
     def exit_code(self) -> int:
         """The command line's exit code for this outcome (0 when nothing was checked)."""
         return brand.STATES[self.word] if self.word else 0
-
-
-def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: Any = None) -> BadgeState:
-    """Verify `document` (when given) for `number`; 'verified' needs a passing report for this number."""
-    if document is None:
-        return BadgeState()
-    from .verify import verify_document
-
-    report = verify_document(document, keys, expect=number)
-    if report.verified and report.number.body == number.body:
-        return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id,
-                          report.signer)
-    return state_of_report(report)
 
 
 def state_of_report(report: Any) -> BadgeState:

@@ -6,6 +6,7 @@ of colour, label or URL here reaches every output at the next `pithtex render`.
 
 from __future__ import annotations
 
+from . import errors
 from .value import Frozen
 
 VERSION = "0.1.0"
@@ -26,7 +27,7 @@ LABEL = "pith"
 VERIFIED = "verified"  # hash, number and a pinned key's signature all hold
 INVALID = "invalid"  # the record verifiably fails (tampered, wrong number, bad signature)
 UNCHECKED = "unchecked"  # cannot be decided (no receipt, unknown key, network, offline)
-STATES: dict[str, int] = {VERIFIED: 0, INVALID: 1, UNCHECKED: 3}
+STATES: dict[str, int] = {VERIFIED: errors.OK, INVALID: errors.FAILED, UNCHECKED: errors.UNDECIDED}
 STATE_OF_EXIT: dict[int, str] = {code: word for word, code in STATES.items()}
 CHECKING = "checking"  # the web element's word while its check runs (drawn in unchecked_bg)
 

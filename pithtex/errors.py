@@ -1,10 +1,18 @@
-"""The exceptions pithtex raises, each carrying the exit code the command line uses.
+"""The exit codes and the exceptions pithtex raises, each exception carrying its exit code.
 
-Exit codes (docs/format.md): 0 success, 1 a verifiable failure (or a refused file),
-2 unusable input, 3 cannot be decided (no receipt, unknown key, offline).
+The exit codes are written here once (docs/format.md): every command, the library's results
+and the error classes below take them from this module.
 """
 
 from __future__ import annotations
+
+# -- the exit-code contract -------------------------------------------------------------------
+OK = 0  # success: verified, written, arXiv-safe, already current
+FAILED = 1  # a verifiable failure, or a refused file or operation
+BAD_INPUT = 2  # unusable input (not a number, not a record, not a PDF, an unwritable path)
+UNDECIDED = 3  # cannot be decided here (no receipt, unknown key, offline)
+BUG = 70  # EX_SOFTWARE: a bug in pithtex, never bad input nor the system's refusal
+INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
 def bug_message(exc: BaseException) -> str:
@@ -17,7 +25,7 @@ def bug_message(exc: BaseException) -> str:
 class PithError(Exception):
     """Base class: a message fit to show a user as one line, and an exit code."""
 
-    exit_code = 2
+    exit_code = BAD_INPUT
 
 
 class InvalidNumber(PithError, ValueError):
@@ -28,17 +36,38 @@ class RecordError(PithError, ValueError):
     """A file or value that is not a Pith record in any known shape."""
 
 
-class KeyError_(PithError):
+class KeyFileError(PithError):
     """A key file that cannot be read, or a pinned key that fails its fingerprint."""
+
+
+class InputError(PithError):
+    """An input path that is not a regular file, or larger than its kind of file may be (exit 2)."""
+
+
+class OutputError(PithError):
+    """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
+
+
+class UnreadablePdf(PithError):
+    """A file that cannot be read as a PDF: damaged, not a PDF, or gone while read (exit 2).
+    Stamp, inspect, verify and the arXiv check all raise this one class."""
 
 
 class Undecidable(PithError):
     """The answer cannot be known here (no receipt, unknown key, offline)."""
 
-    exit_code = 3
+    exit_code = UNDECIDED
+
+
+class ResolverError(Undecidable):
+    """The resolver could not give an answer that can be checked (exit code 3)."""
 
 
 class Refused(PithError):
     """An operation refused for a stated reason (e.g. a file that must not be changed)."""
 
-    exit_code = 1
+    exit_code = FAILED
+
+
+class Busy(Refused):
+    """Another writer holds the file's lock longer than we wait (exit 1: try again later)."""

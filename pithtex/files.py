@@ -36,20 +36,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .errors import PithError, Refused
+from .errors import Busy, InputError, OutputError
 from .value import NamedTuple
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import BinaryIO
-
-
-class OutputError(PithError):
-    """An output path that cannot be written: what is there, or why writing failed (exit 2)."""
-
-
-class InputError(PithError):
-    """An input path that is not a regular file, or larger than its kind of file may be (exit 2)."""
 
 
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
@@ -414,10 +406,6 @@ def _unlink(name: str) -> None:
 
 # -- changing a file in place: one writer at a time -------------------------------------------
 LOCK_WAIT = 10.0  # seconds a second writer waits for the first (PITHTEX_LOCK_WAIT overrides)
-
-
-class Busy(Refused):
-    """Another writer holds the file's lock longer than we wait (exit 1: try again later)."""
 
 
 @contextmanager

@@ -206,6 +206,12 @@ def _check_unicode(document: Any, name: str) -> None:
 
 def load_document(path: str | Path) -> dict[str, Any]:
     """Read a record file (any shape); RecordError names the file and the reason."""
+    return read_document(path)[0]
+
+
+def read_document(path: str | Path) -> tuple[dict[str, Any], bytes]:
+    """A record file read once: (the parsed document, the very bytes parsed), so what is
+    attached to a PDF is exactly what was hashed. RecordError names the file and the reason."""
     path = Path(path)
     try:
         with open_input(path) as handle:  # a FIFO or /dev/zero is refused, not waited on
@@ -217,7 +223,7 @@ def load_document(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise RecordError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
-        return parse_document(data, name=str(path))
+        return parse_document(data, name=str(path)), data
     except RecordError as exc:
         message = str(exc)
         if not message.startswith(str(path)):

@@ -35,7 +35,7 @@ from typing import Any
 
 from . import brand, net
 from .arxivid import ArxivId
-from .errors import InvalidNumber, PithError, RecordError, Undecidable
+from .errors import InvalidNumber, PithError, RecordError, ResolverError
 from .files import InputError, OutputError, read_input, write_atomic
 from .limits import MAX_RESPONSE_BYTES
 from .number import PithNumber
@@ -46,10 +46,6 @@ MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must st
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
 USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
-
-
-class ResolverError(Undecidable):
-    """The resolver could not give an answer that can be checked (exit code 3)."""
 
 
 @dataclass(frozen=True)

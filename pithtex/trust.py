@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import brand
-from .errors import KeyError_
+from .errors import KeyFileError
 from .files import InputError, read_input
 
 ALGORITHM = "ed25519"
@@ -114,21 +114,21 @@ def keys_from_json(document: Any, source: str) -> list[PublicKey]:
     else:
         entries = [document]
     if not isinstance(entries, list) or not entries:
-        raise KeyError_(f"{source}: no keys found (expected {{\"keys\": [...]}})")
+        raise KeyFileError(f"{source}: no keys found (expected {{\"keys\": [...]}})")
     return [_key_from_entry(entry, source) for entry in entries]
 
 
 def _key_from_entry(entry: Any, source: str) -> PublicKey:
     if not isinstance(entry, dict) or not isinstance(entry.get("key_id"), str):
-        raise KeyError_(f"{source}: every key needs a 'key_id'")
+        raise KeyFileError(f"{source}: every key needs a 'key_id'")
     key_id = entry["key_id"]
     algorithm = str(entry.get("algorithm", ALGORITHM)).lower()
     if algorithm != ALGORITHM:
-        raise KeyError_(f"{source}: key {key_id!r} is {algorithm}; only ed25519 is supported")
+        raise KeyFileError(f"{source}: key {key_id!r} is {algorithm}; only ed25519 is supported")
     raw = _raw_key(entry, source, key_id)
     stated = entry.get("fingerprint") or entry.get("public_key_fingerprint")
     if stated is not None and str(stated).lower() != fingerprint(raw):
-        raise KeyError_(
+        raise KeyFileError(
             f"{source}: key {key_id!r} does not match its fingerprint "
             f"(stated {stated}, computed {fingerprint(raw)}); refusing to trust it"
         )
@@ -142,11 +142,11 @@ def _raw_key(entry: dict[str, Any], source: str, key_id: str) -> bytes:
         elif "public_key_b64" in entry:
             raw = base64.b64decode(entry["public_key_b64"], validate=True)
         else:
-            raise KeyError_(f"{source}: key {key_id!r} has no 'public_key_hex' or 'public_key_b64'")
+            raise KeyFileError(f"{source}: key {key_id!r} has no 'public_key_hex' or 'public_key_b64'")
     except (ValueError, TypeError, binascii.Error):
-        raise KeyError_(f"{source}: key {key_id!r} is not valid hex/base64") from None
+        raise KeyFileError(f"{source}: key {key_id!r} is not valid hex/base64") from None
     if len(raw) != 32:
-        raise KeyError_(f"{source}: key {key_id!r} has {len(raw)} bytes; an Ed25519 public key has 32")
+        raise KeyFileError(f"{source}: key {key_id!r} has {len(raw)} bytes; an Ed25519 public key has 32")
     return raw
 
 
@@ -171,11 +171,11 @@ def load_keys(path: str | Path) -> KeyRing:
     try:
         document = json.loads(read_input(path, MAX_KEY_FILE_BYTES, "a key file").decode("utf-8"))
     except FileNotFoundError:
-        raise KeyError_(f"{path}: no such key file") from None
+        raise KeyFileError(f"{path}: no such key file") from None
     except InputError as exc:
-        raise KeyError_(str(exc)) from None
+        raise KeyFileError(str(exc)) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise KeyError_(f"{path}: not a JSON key file ({exc})") from None
+        raise KeyFileError(f"{path}: not a JSON key file ({exc})") from None
     return KeyRing(keys_from_json(document, str(path)))
 
 

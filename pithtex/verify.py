@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import titles
+from . import errors, titles
 from .arxivid import ArxivId, source_problem
 from .brand import ADDED_BY_OPTION, STATE_OF_EXIT
 from .errors import InvalidNumber, PithError
@@ -27,7 +27,6 @@ PASS: Status = "pass"
 FAIL: Status = "fail"
 UNKNOWN: Status = "unknown"
 
-EXIT_VERIFIED, EXIT_FAILED, EXIT_UNDECIDED = 0, 1, 3
 # Checks that, when run, must pass for "verified" (not merely not fail): the PDF is the paper.
 REQUIRED_IF_PRESENT = ("paper",)
 
@@ -77,8 +76,8 @@ class Report:
     @property
     def exit_code(self) -> int:
         if self.failed:
-            return EXIT_FAILED
-        return EXIT_VERIFIED if self.verified else EXIT_UNDECIDED
+            return errors.FAILED
+        return errors.OK if self.verified else errors.UNDECIDED
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from pithtex import badge, brand
+from pithtex.app import badge_state
 from pithtex.metrics import DEJAVU_SANS, measure, text_width
 from pithtex.number import PithNumber
 from pithtex.record import load_document
@@ -35,24 +36,24 @@ def parse(svg_text: str) -> ET.Element:
 
 
 def verified_state() -> badge.BadgeState:
-    return badge.badge_state(N, load_document(SEED_PATH))
+    return badge_state(N, load_document(SEED_PATH))
 
 
 # -- state: when may a badge say verified -----------------------------------------------------
 def test_only_a_verifying_record_for_this_number_gives_verified(seed):
     assert verified_state().verified and verified_state().key_id == "pith-v1-2026-05"
-    assert not badge.badge_state(N, None).verified
+    assert not badge_state(N, None).verified
     tampered = json.loads(json.dumps(seed))
     tampered["canonical_record"]["metadata"]["primary_cat"] = "cs.LG"
-    assert not badge.badge_state(N, tampered).verified
+    assert not badge_state(N, tampered).verified
     other = PithNumber("A" * 26)
-    assert not badge.badge_state(other, seed).verified  # a good record, but of another number
+    assert not badge_state(other, seed).verified  # a good record, but of another number
     key = TestKey("lab-key")
     doc = full_record(canonical(), key)
     number = PithNumber.parse(doc["pith_number"])
-    assert not badge.badge_state(number, doc).verified  # unpinned key: never by default
+    assert not badge_state(number, doc).verified  # unpinned key: never by default
     ring = pinned_keys().extended(KeyRing([PublicKey(key.key_id, key.raw_public)]))
-    assert badge.badge_state(number, doc, ring).verified
+    assert badge_state(number, doc, ring).verified
 
 
 # -- SVG ----------------------------------------------------------------------------------------

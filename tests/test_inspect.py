@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pithtex.brand import XMP_NAMESPACE
-from pithtex.pdf.inspect import InspectError, inspect_pdf
+from pithtex.errors import UnreadablePdf as InspectError
+from pithtex.pdf.facts import inspect_pdf
 
 from .conftest import BODY, SEED_PATH, URL, assert_clean_error, fixture_pdf, pithtex_cli
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pithtex.pdf.inspect import inspect_pdf
+from pithtex.pdf.facts import inspect_pdf
 
 from .conftest import BODY, ROOT, assert_clean_error, pithtex_cli
 from .fskit import assert_read_only, leftovers, small_pdf, tmpfs

@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from pithtex.errors import PithError, Refused
 from pithtex.number import PithNumber
-from pithtex.pdf.inspect import inspect_pdf
+from pithtex.pdf.facts import inspect_pdf
 from pithtex.pdf.stamp import Options, revert_file, stamp_file
 
 from .conftest import BODY, CORPUS, SEED_PATH, URL, assert_clean_error, fixture_pdf, pdf_sources, pithtex_cli

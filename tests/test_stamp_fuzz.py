@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pithtex.errors import PithError
 from pithtex.number import PithNumber
-from pithtex.pdf.inspect import inspect_pdf
+from pithtex.pdf.facts import inspect_pdf
 from pithtex.pdf.stamp import Options, stamp_file
 
 from .conftest import BODY, assert_clean_error, fixture_pdf, pithtex_cli

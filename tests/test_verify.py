@@ -205,6 +205,6 @@ def test_pinned_key_matches_its_published_fingerprint():
 
 
 def test_a_key_file_with_a_wrong_fingerprint_is_refused():
-    from pithtex.errors import KeyError_
-    with pytest.raises(KeyError_, match="does not match its fingerprint"):
+    from pithtex.errors import KeyFileError
+    with pytest.raises(KeyFileError, match="does not match its fingerprint"):
         keys_from_json({"keys": [{"key_id": "k", "public_key_hex": "11" * 32, "fingerprint": "00" * 16}]}, "k.json")

@@ -5,7 +5,7 @@ compiles every one of them (see upload.py for how it finds them and in which ord
 the check compiles each and gives each its own verdict (`Result`); the whole `Check` is
 OK only when every one is. pith is followed in each file that loads it.
 
-`check_path` is the library entry point; its `Check.as_dict()` is the `--json` output and
+`check_path` is the library entry point; `report.as_dict(check)` is the `--json` output and
 `ok` decides the exit code. `analyse` is shared with bundle, which needs the compiled
 sandboxes (their .fls) while they are still on disk.
 """
@@ -90,11 +90,6 @@ class Check:
                     seen.add(key)
                     out.append(d)
         return out
-
-    def as_dict(self) -> dict:
-        from .report import as_dict
-
-        return as_dict(self)
 
 
 def check_path(path: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,

@@ -1,7 +1,8 @@
 """After compiling: is the pith number in the PDF, and is the badge where arXiv leaves it alone?
 
-Everything is read by `pithtex.pdf.facts` (the one reader of a PDF's pith facts): Info,
-XMP, page 1's pith links with their rectangles and /OutputIntents. arXiv stamps its own
+Everything is read once by `pithtex.pdf.facts` (the one reader of a PDF's pith facts) and used
+as the typed `Facts` it returns: Info, XMP, page 1's pith links with their rectangles and
+/OutputIntents; only the report's own summary is plain data. arXiv stamps its own
 grey text into the left margin of page 1, so nothing of ours may start in the left
 `ARXIV_BAND` (40 pt) of the page.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import brand
-from ..pdf.facts import ARXIV_BAND, Facts, facts_of
+from ..pdf.facts import ARXIV_BAND, Link, facts_of
 from .catalogue import (
     PDF_LEFT_BAND,
     PDF_NO_BADGE_LINK,
@@ -29,20 +30,12 @@ from .logparse import BadgeNote
 LEFT_BAND_PT = ARXIV_BAND
 
 
-def inspect_metadata(pdf: Path | Facts) -> dict:
-    """{'info': body|None, 'xmp': body|None}, read by the one reader of pith metadata."""
-    sources = (pdf if isinstance(pdf, Facts) else facts_of(pdf, pages=1)).sources
-    return {key: sources[key].body if key in sources else None for key in ("info", "xmp")}
-
-
-def page_one(pdf: Path | Facts) -> dict:
-    """Page 1's pith links with their rectangles (from the page's left edge), and /OutputIntents."""
-    facts = pdf if isinstance(pdf, Facts) else facts_of(pdf, pages=1)
-    left = facts.page1_left
-    links = [{"uri": lk.uri, "body": lk.number.body,
-              "rect": [round(lk.rect[0] - left, 2), round(lk.rect[1], 2), round(lk.rect[2] - left, 2),
-                       round(lk.rect[3], 2)] if lk.rect else None} for lk in facts.page1_links]
-    return {"links": links, "output_intents": facts.output_intents}
+def _shifted(link: Link, left: float) -> list[float] | None:
+    """A link's rectangle measured from the page's left edge (as the report shows it)."""
+    if not link.rect:
+        return None
+    x0, y0, x1, y1 = link.rect
+    return [round(x0 - left, 2), round(y0, 2), round(x1 - left, 2), round(y1, 2)]
 
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
@@ -58,22 +51,22 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     withheld = next((n for n in notes if n.how == "withheld"), None)
     page = landed.page if landed and landed.page else 1
     read = facts_of(pdf, pages=page)
-    meta = inspect_metadata(read)
-    p1 = page_one(read)
-    in_band = [lk for lk in p1["links"] if lk["rect"] and lk["rect"][0] < LEFT_BAND_PT]
+    meta = {key: read.sources[key].body if key in read.sources else None for key in ("info", "xmp")}
+    page1 = [{"uri": lk.uri, "body": lk.number.body, "rect": _shifted(lk, read.page1_left)}
+             for lk in read.page1_links]
+    in_band = [lk for lk in page1 if lk["rect"] and lk["rect"][0] < LEFT_BAND_PT]
     on_page = [lk for lk in read.links if lk.page == page - 1]
-    facts = {"info": meta["info"], "xmp": meta["xmp"], "page1_links": p1["links"],
-             "left_band_clear": not in_band, "output_intents": p1["output_intents"],
+    shown = {"info": meta["info"], "xmp": meta["xmp"], "page1_links": page1,
+             "left_band_clear": not in_band, "output_intents": read.output_intents,
              "badge": _placement(landed, withheld, bool(on_page))}
     diags = _placement_diagnostics(landed, withheld, route, badge)
     if withheld:
         badge, metadata = "none", False
-    if p1["output_intents"]:
+    if read.output_intents:
         diags.append(warning(PDFA_OUTPUTINTENTS, "the PDF has /OutputIntents: arXiv will not add its stamp",
-                             PDFA_OUTPUTINTENTS.fix,
-                             route=route))
+                             PDFA_OUTPUTINTENTS.fix, route=route))
     if number is None:
-        return facts, diags
+        return shown, diags
     for where, key, missing in (("Info dictionary (/PithNumber)", "info", PDF_NO_INFO),
                                 ("XMP metadata (pith:number)", "xmp", PDF_NO_XMP)):
         if meta[key] is None and not metadata:
@@ -91,7 +84,7 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     for lk in in_band:
         diags.append(error(PDF_LEFT_BAND, f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
                            f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", PDF_LEFT_BAND.fix, route=route))
-    return facts, diags
+    return shown, diags
 
 
 def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: bool) -> dict | None:

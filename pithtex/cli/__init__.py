@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from .. import errors
 from ..brand import VERSION
 from ..errors import PithError, bug_message
 from ..safetext import SafeStream, unfiltered
@@ -55,7 +56,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")
-        sys.exit(2)
+        sys.exit(errors.BAD_INPUT)
 
 
 def add_command(subparsers, name: str, help: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
@@ -105,7 +106,7 @@ def _main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
-        return 2
+        return errors.BAD_INPUT
     module = importlib.import_module(f"{__name__}.{args.command}")
     try:
         return int(module.run(args) or 0)
@@ -117,17 +118,14 @@ def _main(argv: list[str]) -> int:
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        return _report_error("interrupted", 130, as_json)
+        return _report_error("interrupted", errors.INTERRUPTED, as_json)
     except BrokenPipeError:
-        return 0  # the reader (e.g. `| head`) has what it wanted
+        return errors.OK  # the reader (e.g. `| head`) has what it wanted
     except OSError as exc:  # the system refused (permissions, space, I/O): unusable, not a bug
         where = f"{exc.filename}: " if exc.filename else ""
-        return _report_error(f"{where}{exc.strerror or exc}", 2, as_json, exc)
+        return _report_error(f"{where}{exc.strerror or exc}", errors.BAD_INPUT, as_json, exc)
     except Exception as exc:  # anything else is a bug: say so, never as if the input were bad
-        return _report_error(bug_message(exc), BUG, as_json, exc)
-
-
-BUG = 70  # EX_SOFTWARE
+        return _report_error(bug_message(exc), errors.BUG, as_json, exc)
 
 
 def _report_error(message: str, code: int, as_json: bool, exc: BaseException | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import errors
 from . import add_command
 
 EPILOG = """\
@@ -69,22 +70,28 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from .. import badge
+    from .. import app
     from ..errors import PithError
-    from ..number import PithNumber
 
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
     _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write
+    where = {"base_url": args.base_url, "offline": args.offline}
     if args.arxiv:
-        number, state = _arxiv(args)
+        if args.number or args.record:
+            raise PithError("--arxiv names the number itself: give no ID and no --record with it")
+        made = app.badge_arxiv(args.arxiv, keys=_keys(args), **where)
     elif args.number:
-        number = PithNumber.parse(args.number)
-        state = _state(args, number) if args.format in ("svg", "png") else badge.BadgeState()
+        if args.format in ("svg", "png") and (args.record or args.online or args.offline):
+            made = app.make_badge(args.number, record=args.record, fetch=not args.record, keys=_keys(args),
+                                  **where)
+        else:
+            made = app.make_badge(args.number)  # nothing checked: a badge without a state word
     else:
         raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID")
-    code = _run_format(args, number, state)
-    return code or state.exit_code
+    state = _noted(made.state)
+    code = _run_format(args, made.number, state)
+    return code or made.exit_code
 
 
 def _run_format(args, number, state) -> int:
@@ -131,48 +138,6 @@ def _check_output(args, fmt: str) -> None:
                         f"not {suffix or 'a name without extension'}; give a matching file name")
 
 
-def _state(args, number):
-    """Verify the given or fetched record: its state word, with a note unless 'verified'."""
-    from .. import badge, brand
-    from ..errors import PithError
-
-    if not args.record and not args.online and not args.offline:
-        return badge.BadgeState()
-    keys = _keys(args)
-    try:
-        if args.record:
-            from ..record import load_document
-
-            document = load_document(args.record)
-        else:
-            from ..resolver import Resolver
-
-            document = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number).document
-    except PithError as exc:
-        if args.record and not Path(args.record).exists():
-            raise
-        _note(f"the badge says unchecked: {exc}")
-        return badge.BadgeState(brand.UNCHECKED, str(exc))
-    return _noted(badge.badge_state(number, document, keys))
-
-
-def _arxiv(args):
-    """Resolve --arxiv, check the record like `verify arXiv:ID`; (number, state)."""
-    from .. import badge
-    from ..arxivid import ArxivId
-    from ..errors import PithError
-    from ..resolver import Resolver
-    from ..verify import verify_document
-
-    if args.number or args.record:
-        raise PithError("--arxiv names the number itself: give no ID and no --record with it")
-    asked = ArxivId.parse(args.arxiv)
-    keys = _keys(args)
-    number, fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_arxiv(asked)
-    report = verify_document(fetched.document, keys, expect=number, arxiv=asked)
-    return number, _noted(badge.state_of_report(report))
-
-
 def _noted(state):
     """Say on stderr why a checked badge is not 'verified'."""
     if state.word and not state.verified:
@@ -181,12 +146,9 @@ def _noted(state):
 
 
 def _keys(args):
-    from ..trust import load_keys, pinned_keys
+    from .. import app
 
-    keys = pinned_keys()
-    if not args.keys:
-        return keys
-    keys = keys.extended(load_keys(args.keys), source=args.keys)
+    keys = app.keyring(args.keys)
     for refusal in keys.refused:
         print(f"pithtex: warning: {refusal}", file=sys.stderr)
     return keys
@@ -211,12 +173,12 @@ def _embed(args, number) -> int:
         if not args.cdn:
             _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html (or use --cdn)")
         sys.stdout.write(snippet)
-        return 0
+        return errors.OK
     out = Path(args.output)
     if not args.cdn:
         write_atomic(out.with_name(webassets.SCRIPT_NAME), webassets.render_script(base_url=args.base_url))
     write_atomic(out, snippet)
-    return 0
+    return errors.OK
 
 
 def brand_added() -> str:
@@ -234,7 +196,7 @@ def _emit(args, content: str | bytes) -> int:
         sys.stdout.buffer.write(content)
     else:
         sys.stdout.write(content if content.endswith("\n") else content + "\n")
-    return 0
+    return errors.OK
 
 
 def _note(message: str) -> None:

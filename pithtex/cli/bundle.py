@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import errors
 from ..arxiv import ENGINES
 from . import add_command, time_limit
 
@@ -42,18 +43,18 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..arxiv.bundle import bundle
-    from ..arxiv.report import human
+    from .. import app
+    from ..arxiv.report import as_dict, human
     from ..safetext import line
     from . import emit_json
     from .check import log_cap
 
     timeout = time_limit(args.timeout, "--timeout")
-    made = bundle(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
+    made = app.bundle_arxiv(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
                   log_cap=log_cap())
     if args.json:
         emit_json({"archive": str(made.out), "files": made.files, "route": made.route, "mains": made.mains,
-                   "left_out": made.left_out, "check": made.verdict.as_dict()})
+                   "left_out": made.left_out, "check": as_dict(made.verdict)})
     else:
         size = made.out.stat().st_size
         left = ""
@@ -62,4 +63,4 @@ def run(args) -> int:
             left = f"; left out (not used by {', '.join(made.mains)}): {' '.join(made.left_out[:10])}{more}"
         print(line(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}"))
         print(human(made.verdict))
-    return 0 if made.verdict.ok else 1
+    return errors.OK if made.verdict.ok else errors.FAILED

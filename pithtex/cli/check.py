@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import errors
 from ..arxiv import ENGINES
 from . import add_command, emit_json, time_limit
 
@@ -60,13 +61,13 @@ def log_cap() -> int:
 
 
 def run(args) -> int:
-    from ..arxiv.check import check_path
-    from ..arxiv.report import human
+    from .. import app
+    from ..arxiv.report import as_dict, human
 
     timeout = time_limit(args.timeout, "--timeout")
-    result = check_path(args.path, engine=args.engine, timeout=timeout, mains=args.main, log_cap=log_cap())
+    result = app.check_arxiv(args.path, engine=args.engine, timeout=timeout, mains=args.main, log_cap=log_cap())
     if args.json:
-        emit_json(result.as_dict())
+        emit_json(as_dict(result))
     else:
         print(human(result))
-    return 0 if result.ok else 1
+    return errors.OK if result.ok else errors.FAILED

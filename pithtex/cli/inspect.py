@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import errors
 from . import add_command, emit_json
 
 EPILOG = """\
@@ -30,19 +31,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from ..pdf.inspect import inspect_pdf
+    from .. import app
 
-    result = inspect_pdf(args.pdf, args.password.encode("utf-8") if args.password else None)
-    locked = result["encrypted"] and not result["encryption"]["opened"]
-    if locked and not args.json:
-        from ..errors import Refused
-
-        raise Refused(f"{args.pdf}: encrypted PDF: {result['encryption']['reason']}")
+    facts = app.inspect(args.pdf, args.password.encode("utf-8") if args.password else None, locked_ok=args.json)
     if args.json:
-        emit_json(result)
+        emit_json(facts.as_dict())
     else:
-        _print(result)
-    return 1 if locked else 0
+        _print(facts.as_dict())
+    return errors.FAILED if facts.locked else errors.OK
 
 
 def _print(r: dict) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import errors
 from . import add_command, emit_json
 
 EPILOG = """\
@@ -70,7 +71,7 @@ def _record_year(record, given: int | None) -> int | None:
 def _show(number, as_json: bool, extra: dict) -> int:
     if as_json:
         emit_json({**number.as_dict(), **extra})
-        return 0
+        return errors.OK
     rows = [("body", number.body), ("short", number.short)]
     rows.append(("long", number.long or "(year unknown: add --year YYYY)"))
     rows.append(("url", number.url))
@@ -78,7 +79,7 @@ def _show(number, as_json: bool, extra: dict) -> int:
         rows.append(("sha256", extra["canonical_sha256"]))
     for label, value in rows:
         print(f"{label:<7}{value}")
-    return 0
+    return errors.OK
 
 
 def _show_alias(alias, as_json: bool) -> int:
@@ -93,4 +94,4 @@ def _show_alias(alias, as_json: bool) -> int:
         print(f"alias  {alias.prefix}")
         print(f"url    {alias.paper_url}")
     print(note, file=sys.stderr)
-    return 0
+    return errors.OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import errors
 from . import add_command
 
 EPILOG = """\
@@ -45,14 +46,14 @@ def run(args) -> int:
         for rel in stale:
             print(f"stale: {rel} (run `pithtex render`)")
         if stale:
-            return 1
+            return errors.FAILED
         print("up to date: every generated file equals a fresh render")
-        return 0
+        return errors.OK
     for path in render_all(root):
         print(f"wrote {path}")
     if args.web:
         return _render_web(Path(args.web))
-    return 0
+    return errors.OK
 
 
 def _render_web(folder) -> int:
@@ -60,4 +61,4 @@ def _render_web(folder) -> int:
 
     for path in render_web_assets(folder):
         print(f"wrote {path}")
-    return 0
+    return errors.OK

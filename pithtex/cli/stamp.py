@@ -56,92 +56,18 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
-    from ..errors import PithError
-    from ..pdf.batch import Task, run_batch, run_one
-
-    if args.attach_record and not args.record:
-        raise PithError("--attach-record needs --record FILE")
-    if args.revert and (args.number or args.record or args.badge or args.attach_record):
-        raise PithError("--revert takes no --number, --record, --badge or --attach-record")
-    if args.jobs < 1:
-        raise PithError(f"--jobs {args.jobs}: give 1 or more")
-    opts = _options(args)
-    sources = [Path(p) for p in args.pdfs]
-    if args.record and not args.revert:
-        _refuse_other_papers(sources, args)
-    outdir = None
-    if args.output and len(sources) > 1:
-        outdir = Path(args.output)
-        if not outdir.is_dir():
-            raise PithError(f"{args.output}: with several inputs, -o must be an existing folder")
-    tasks = [Task(src, _target(src, args, outdir), opts, args.revert) for src in sources]
-    _refuse_collisions(tasks)
-    _stale(tasks, args.remove_stale)
-    if len(tasks) == 1:
-        outcome = run_one(tasks[0])
-        _report([outcome.as_dict()], [], args.json)
-        return 0
-    done, failed = run_batch(tasks, args.jobs, progress=sys.stderr.isatty() and not args.json)
-    _report(done, failed, args.json)
-    return max((code for _name, _msg, code in failed), default=0)
-
-
-def _options(args):
-    from ..number import PithNumber
-    from ..pdf.stamp import Options
-
-    if args.record:
-        from ..files import read_input
-        from ..record import MAX_RECORD_BYTES, canonical_of, load_document, number_of
-
-        path = __import__("pathlib").Path(args.record)
-        number = number_of(canonical_of(load_document(path)))
-        if args.number:
-            _same_number(PithNumber.parse(args.number), number, args.record)
-        data = read_input(path, MAX_RECORD_BYTES, "a Pith record") if args.attach_record else None
-        return Options(number, data, args.badge, args.attach_record, args.force, _password(args))
-    number = PithNumber.parse(args.number) if args.number else None
-    return Options(number, None, args.badge, args.attach_record, args.force, _password(args))
-
-
-def _same_number(given, number, record: str) -> None:
-    """--number beside --record must be the record's number, and a long form its year."""
-    from ..errors import Refused
-
-    if given.body != number.body:
-        raise Refused(f"--number {given.body} is not the number of {record} ({number.body})")
-    if given.year is not None and given.year != number.year:
-        held = f"submitted_at is in {number.year}" if number.year is not None else "it has no submitted_at year"
-        raise Refused(f"--number {given.long} names year {given.year}, but {record}'s {held}")
-
-
-def _refuse_other_papers(sources, args) -> None:
-    """With --record, a PDF whose page 1 does not show the record's (authenticated) title is
-    another paper, or cannot be told apart from one: refused, or with --force stamped and said so.
-    Files stamp cannot open are left to stamp's own error."""
-    from ..errors import Refused
-    from ..pdf.facts import UnreadablePdf, facts_of
-    from ..pdf.shown import shown_of
-    from ..record import load_document
+    from .. import app
     from ..safetext import line
-    from ..verify import PASS, check_paper
 
-    document = load_document(args.record)
-    for src in sources:
-        try:
-            facts = facts_of(src, _password(args), pages=1)
-        except UnreadablePdf:
-            continue
-        if facts.encryption is not None and not facts.encryption.opened:
-            continue
-        check = check_paper(document, shown_of(src, _password(args)))
-        if check.status == PASS:
-            continue
-        if not args.force:
-            raise Refused(f"{src}: not stamped with {args.record}: {check.detail} (--force stamps it anyway)")
-        print(line(f"pithtex: warning: {src}: stamped anyway (--force): {check.detail}"), file=sys.stderr)
+    plan = app.plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
+                          in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
+                          force=args.force, password=_password(args), revert=args.revert, jobs=args.jobs)
+    for warning in plan.warnings:
+        print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
+    _stale(plan.tasks, args.remove_stale)
+    done = app.stamp(plan, progress=sys.stderr.isatty() and not args.json)
+    _report(done.done, done.failed, args.json)
+    return done.exit_code
 
 
 def _password(args) -> bytes | None:
@@ -149,57 +75,6 @@ def _password(args) -> bytes | None:
     if args.password is None:
         return None
     return args.password.encode("utf-8")
-
-
-def _target(src, args, outdir):
-    """Where `src` goes, checked by the one output rule (regular files only, a symlink is
-    followed to its target, the folder must exist) before anything is read or written."""
-    from pathlib import Path
-
-    from ..files import output_path
-    from ..pdf.stamp import default_output
-
-    if args.in_place:
-        return output_path(src)
-    if outdir is not None:
-        return output_path(outdir / src.name)
-    if args.output:
-        return output_path(Path(args.output))
-    return output_path(default_output(src))
-
-
-def _refuse_collisions(tasks) -> None:
-    """Two inputs written to one file, or one input's output overwriting another input, would
-    silently lose a result: refuse the whole batch before writing anything. Files are told
-    apart by inode, so two hard links (or a symlink) to one file are one file."""
-    from ..errors import PithError
-
-    if len(tasks) < 2:
-        return
-    by_target: dict[object, object] = {}
-    for task in tasks:
-        key = _identity(task.output)
-        if key in by_target:
-            raise PithError(f"{by_target[key]} and {task.source} would both be written to {task.output}; "
-                            "stamp them in separate runs (or into different folders)")
-        by_target[key] = task.source
-    inputs = {_identity(t.source): t.source for t in tasks}
-    for task in tasks:
-        other = inputs.get(_identity(task.output))
-        if other is not None and other != task.source:
-            raise PithError(f"the output of {task.source} would replace {other}, another input; "
-                            "stamp them in separate runs")
-
-
-def _identity(path) -> object:
-    """(device, inode) of an existing file, else its resolved path (a file yet to be made)."""
-    import os
-
-    try:
-        info = os.stat(path)
-    except OSError:
-        return os.path.normcase(os.path.realpath(path))
-    return (info.st_dev, info.st_ino)
 
 
 def _stale(tasks, remove: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import errors
 from . import add_command
 
 EPILOG = """\
@@ -37,4 +38,4 @@ def run(args) -> int:
     done = write_beside(args.folder, force=args.force)
     said = {"written": "wrote", "replaced": "replaced", "unchanged": "already current:"}[done.status]
     print(f"{said} {done.path} (pith.sty {done.version})")
-    return 0
+    return errors.OK

@@ -80,127 +80,64 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    from .. import app
     from ..arxivid import ArxivId, looks_like
     from ..errors import InvalidNumber, PithError
     from ..files import output_path
     from ..number import PithNumber
-    from ..trust import load_keys, pinned_keys
 
     if args.save:
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
-    keys = pinned_keys()
-    if args.keys:
-        keys = keys.extended(load_keys(args.keys), source=args.keys)
-        for refusal in keys.refused:
-            print(f"pithtex: warning: {refusal}", file=sys.stderr)
+    keys = app.keyring(args.keys)
+    for refusal in keys.refused:
+        print(f"pithtex: warning: {refusal}", file=sys.stderr)
     target = args.file
     path = Path(target)
     is_pdf = path.exists() and not path.is_dir() and _is_pdf(path)
     if args.record and not is_pdf:
         raise PithError(f"--record is for a PDF (checked against that record); {target} is not a PDF")
+    where = {"base_url": args.base_url, "offline": args.offline}
     if target.strip().lower().startswith("arxiv:") or (not path.exists() and looks_like(target)):
-        return _run_arxiv(args, ArxivId.parse(target), keys)
+        asked = ArxivId.parse(target)
+        return _show(args, lambda: app.verify_arxiv(asked, keys, **where, title=args.title,
+                                                     expect=args.number), {"arxiv": str(asked)})
     if is_pdf:
-        return _run_pdf(args, path, keys)
+        if args.record and (args.online or args.offline):
+            raise PithError("--record gives the record: drop --online/--offline")
+        return _show(args, lambda: app.verify_pdf(path, keys, record=args.record, **where,
+                                                   title=args.title, expect=args.number,
+                                                   password=_password(args)))
     if path.exists() or "/" in target or "." in target:
         if (args.online or args.offline) and path.exists():
             flag = "--online" if args.online else "--offline"
             raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {target} is verified from its "
                             f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
-        return _run_file(args, keys)
+        return _show(args, lambda: app.verify_record(args.file, keys, title=args.title, number=args.number))
     try:
         number = PithNumber.parse(target)
     except InvalidNumber as exc:
         raise InvalidNumber(f"{target!r} is neither a record file nor a Pith Number ({exc})") from None
-    return _run_online(args, number, keys, source=target)
+    return _show(args, lambda: app.verify_number(number, keys, **where, title=args.title,
+                                                  expect=args.number, source=target))
 
 
-def _run_file(args, keys) -> int:
-    from ..number import PithNumber
-    from ..record import load_document
-    from ..verify import verify_document
-
-    expect = PithNumber.parse(args.number) if args.number else None
-    document = load_document(args.file)
-    report = verify_document(document, keys, title=args.title, expect=expect)
-    return _print(args, report, args.file, document)
+def _password(args) -> bytes | None:
+    return args.password.encode("utf-8") if args.password else None
 
 
-def _run_pdf(args, path: Path, keys) -> int:
-    """A PDF: its number's record (fetched, or --record), verified, and the PDF shown to be its paper."""
+def _show(args, verify, failed_extra: dict | None = None) -> int:
+    """Run one verification and print it; with --json, a record that could not be had still
+    gets a report of the report's shape, naming the step that failed."""
     from ..errors import PithError
-    from ..number import PithNumber
-    from ..pdf.shown import shown_of
-    from ..record import load_document
-    from ..verify import Check, check_paper, verify_document
-
-    number = _number_from_pdf(path, args.password)
-    if args.number and PithNumber.parse(args.number).body != number.body:
-        raise PithError(f"{path} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
-    if args.record:
-        if args.online or args.offline:
-            raise PithError("--record gives the record: drop --online/--offline")
-        document, source, fetch = load_document(args.record), f"{path} with {args.record}", None
-    else:
-        document, source, fetch = _fetch(args, number, keys)
-    report = verify_document(document, keys, title=args.title, expect=number)
-    password = args.password.encode("utf-8") if args.password else None
-    checks = {"fetch": Check("pass", fetch)} if fetch else {}
-    report.checks = {**checks, **report.checks, "paper": check_paper(document, shown_of(path, password), args.title)}
-    return _print(args, report, source if args.record else f"{path} via {source}", document)
-
-
-def _fetch(args, number, keys):
-    """(document, URL, fetch detail) of `number`'s record from the resolver (or its cache)."""
-    from ..errors import PithError
-    from ..resolver import Resolver
 
     try:
-        fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_record(number)
+        checked = verify()
     except PithError as exc:
-        if args.json:
-            emit_json(_failed_fetch(number, exc))
+        step = getattr(exc, "failed_step", None)
+        if args.json and step is not None:
+            emit_json({**_failed_fetch(step[1], exc, step[0]), **(failed_extra or {})})
         raise
-    return fetched.document, fetched.url, fetched.detail
-
-
-def _run_online(args, number, keys, source: str) -> int:
-    from ..errors import PithError
-    from ..number import PithNumber
-    from ..verify import Check, verify_document
-
-    if args.number and PithNumber.parse(args.number).body != number.body:
-        raise PithError(f"{source} is {number.body}, but --number asks for {PithNumber.parse(args.number).body}")
-    document, url, detail = _fetch(args, number, keys)
-    report = verify_document(document, keys, title=args.title, expect=number)
-    report.checks = {"fetch": Check("pass", detail), **report.checks}
-    return _print(args, report, url, document)
-
-
-def _run_arxiv(args, asked, keys) -> int:
-    """Resolve an arXiv id, then verify the record like any other, plus that it is of that paper."""
-    from ..errors import PithError
-    from ..number import PithNumber
-    from ..resolver import Resolver
-    from ..verify import Check, verify_document
-
-    try:
-        number, fetched = Resolver(args.base_url, offline=args.offline, keys=keys).fetch_arxiv(asked)
-    except PithError as exc:
-        if args.json:
-            emit_json({**_failed_fetch(None, exc, "resolve"), "arxiv": str(asked)})
-        raise
-    report = verify_document(fetched.document, keys, title=args.title, expect=number, arxiv=asked)
-    wanted = PithNumber.parse(args.number) if args.number else None
-    resolve = Check("pass", f"the resolver names {number.body} for {asked.prefixed}")
-    if wanted and wanted.body != number.body:
-        resolve = Check("fail", f"the resolver names {number.body} for {asked.prefixed}, not {wanted.body}")
-    report.checks = {"resolve": resolve, "fetch": Check("pass", fetched.detail), **report.checks}
-    if args.json:
-        emit_json({**report.as_dict(), "arxiv": str(asked), "resolved_number": number.body})
-        _save(args, report, fetched.document)
-        return report.exit_code
-    return _print(args, report, f"{asked.prefixed} via {fetched.url}", fetched.document)
+    return _print(args, checked)
 
 
 def _failed_fetch(number, exc, step: str = "fetch") -> dict:
@@ -226,31 +163,13 @@ def _is_pdf(path: Path) -> bool:
         return False
 
 
-def _number_from_pdf(path: Path, password: str | None = None):
-    from ..errors import Refused, Undecidable
-    from ..pdf.facts import facts_of
-
-    facts = facts_of(path, password.encode("utf-8") if password else None)
-    enc = facts.encryption
-    if enc is not None and not enc.opened:
-        raise Refused(f"{path}: encrypted PDF: {enc.reason}" if enc.password_needed
-                      else f"{path}: encrypted PDF that pithtex cannot open: {enc.reason}")
-    number = facts.number
-    if number is None:
-        raise Undecidable(f"{path}: the PDF carries no Pith Number (no /PithNumber, XMP or pith link)")
-    if not facts.agree:
-        listed = ", ".join(f"{where} {n.body}" for where, n in facts.sources.items())
-        raise Refused(f"{path}: the PDF names different Pith Numbers ({listed})")
-    return number
-
-
-def _print(args, report, source: str, document=None) -> int:
+def _print(args, checked) -> int:
     if args.json:
-        emit_json(report.as_dict())
+        emit_json(checked.as_dict())
     else:
-        print_report(report, source)
-    _save(args, report, document)
-    return report.exit_code
+        print_report(checked.report, checked.source)
+    _save(args, checked.report, checked.document)
+    return checked.exit_code
 
 
 def _save(args, report, document) -> None:

@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import errors
 from ..errors import PithError, bug_message
 from ..safetext import unfiltered
 from ..value import NamedTuple
@@ -37,7 +38,7 @@ def _safe(task: Task) -> tuple[dict | None, tuple[str, str, int] | None]:
             import traceback
 
             message += "\n" + traceback.format_exc().rstrip()
-        return None, (str(task.source), message, 70)
+        return None, (str(task.source), message, errors.BUG)
 
 
 def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict], list[tuple[str, str, int]]]:

@@ -15,8 +15,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import EncryptionError, PasswordNeeded
 from .objects import HexString, Keyword, Name, Ref, Stream, text_string
-from .reader import EncryptionError, PasswordNeeded
 
 # The 32-byte padding string of Algorithm 2.
 PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")

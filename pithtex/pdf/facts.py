@@ -5,7 +5,8 @@ Info, the XMP packet, link annotations with their rectangles, an attached record
 signature and certification state, PDF/A claims, encryption and pithtex's own update
 marker. Numbers come back as `PithNumber` values; nobody below parses body strings again.
 Page-1-only callers (stamp, the arXiv check) pass `pages=1`, so a 782-page PDF costs what
-its first page costs.
+its first page costs. `Facts` keeps the XMP packet and its parsed tree and the attached
+record's bytes, so no caller decodes or parses them again; `inspect_pdf` is the JSON view.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import PithError
+from ..errors import PithError, Refused, UnreadablePdf
 from ..limits import MAX_RECORD_BYTES, MAX_XMP_PACKET
 from ..number import BASE32_ALPHABET, BODY_LENGTH, PithNumber
 from ..value import NamedTuple
-from .objects import Name, PdfSyntaxError, Ref, Stream, decode_text
-from .reader import READ_FAILURES, EncryptionError, PasswordNeeded, PdfFile, decode_stream, read_failure
+from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError
+from .objects import Name, Ref, Stream, decode_text
+from .reader import READ_FAILURES, PdfFile, decode_stream, read_failure
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
@@ -35,10 +37,6 @@ ARXIV_BAND = 40.0
 MAX_LINK_PAGES = 5000
 MAX_NAMES = 10_000
 RECORD_NAME = "pith-record.json"
-
-
-class UnreadablePdf(PithError):
-    """A file that cannot be read as a PDF (exit 2), or an encrypted one we cannot open."""
 
 
 def number_in(text: Any) -> PithNumber | None:
@@ -131,6 +129,10 @@ class Facts:
         self.encryption: Encryption | None = None
         self.update = update
         self.unfinished: int | None = None  # an interrupted stamp's bytes start here (see unfinished_update)
+        # The XMP packet as decoded, and its tree (parsed once, here; a stamp merges into it).
+        self.xmp_packet: bytes | None = None
+        self.xmp_tree: Any = None  # xmp.Parsed, when the packet parsed
+        self.titles: dict[str, str] = {}  # Info /Title and /PithTitle, for pdf/shown.py
 
     def __repr__(self) -> str:
         return f"Facts({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
@@ -170,6 +172,11 @@ class Facts:
     def agree(self) -> bool:
         return len({n.body for n in self.sources.values()}) == 1
 
+    @property
+    def locked(self) -> bool:
+        """Encrypted, and not opened: nothing past the encryption was read."""
+        return self.encryption is not None and not self.encryption.opened
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON of `pithtex inspect --json` (numbers as their bodies)."""
         xmp = None
@@ -206,8 +213,28 @@ def facts_of(path: str | Path, password: bytes | None = None, pages: int | None 
         raise UnreadablePdf(read_failure(path, exc)) from None
 
 
-def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
-    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES)."""
+def refuse_locked(facts: Facts, name: str | Path | None = None) -> None:
+    """Refused (exit 1) for an encrypted file that did not open: the one wording stamp,
+    verify and inspect give (`name` as the user wrote the path; else the file read)."""
+    if not facts.locked:
+        return
+    enc = facts.encryption
+    name = facts.file if name is None else name
+    raise Refused(f"{name}: encrypted PDF: {enc.reason}" if enc.password_needed
+                  else f"{name}: encrypted PDF that pithtex cannot open: {enc.reason}")
+
+
+def inspect_pdf(path: str | Path, password: bytes | None = None) -> dict[str, Any]:
+    """Everything pith in a PDF as a JSON-ready dict (`Facts.as_dict`: what `pithtex inspect
+    --json` prints). Keys: number (the body or None), info {PithNumber, PithURL}, xmp {number,
+    url, long} or None, links [URI...], attachment (bool), agree (bool), pithtex_update (bool),
+    and sources, encrypted, encryption, signed, pdfa, links_all_pages for detail."""
+    return facts_of(path, password).as_dict()
+
+
+def read_facts(pdf: PdfFile, pages: int | None = None, writing: bool = False) -> Facts:
+    """Everything pith in an open PDF; `pages` bounds the link scan (None: all, up to MAX_LINK_PAGES).
+    `writing`: keep the XMP tree fit to be written again (each element's prefixes), for a stamp."""
     facts = Facts(str(pdf.path), update=pithtex_update(pdf))
     facts.unfinished = unfinished_update(pdf)
     if pdf.encrypted:
@@ -218,7 +245,8 @@ def read_facts(pdf: PdfFile, pages: int | None = None) -> Facts:
     facts.signed, facts.certified = signature_state(pdf, catalog)
     facts.output_intents = catalog.get("OutputIntents") is not None
     facts.info = read_info(pdf)
-    facts.xmp = read_xmp(pdf, catalog)
+    facts.titles = read_info(pdf, TITLE_KEYS)
+    facts.xmp, facts.xmp_packet, facts.xmp_tree = read_xmp(pdf, catalog, writing)
     facts.links, facts.links_all_pages, facts.page1_left = read_links(pdf, pages)
     facts.attachment_bytes = attached_record(pdf, catalog)
     facts.attachment = _record_number(facts.attachment_bytes)
@@ -234,12 +262,15 @@ def _encryption(pdf: PdfFile) -> Encryption:
                       False, str(locked), isinstance(locked, PasswordNeeded))
 
 
-def read_info(pdf: PdfFile) -> dict[str, str]:
+TITLE_KEYS = ("Title", "PithTitle")
+
+
+def read_info(pdf: PdfFile, keys: tuple[str, ...] = ("PithNumber", "PithURL")) -> dict[str, str]:
     info = pdf.resolve(pdf.trailer.get("Info"))
     if not isinstance(info, dict):
         return {}
     out = {}
-    for key in ("PithNumber", "PithURL"):
+    for key in keys:
         text = decode_text(pdf.resolve(info.get(key)))
         if text is not None:
             out[key] = text
@@ -253,21 +284,24 @@ def metadata_packet(pdf: PdfFile, catalog: dict) -> bytes | None:
     return decode_stream(stream, limit=MAX_XMP_PACKET)
 
 
-def read_xmp(pdf: PdfFile, catalog: dict) -> Xmp | None:
+def read_xmp(pdf: PdfFile, catalog: dict, writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
+    """(the pith properties, the packet, its parsed tree): each None where there is none, or
+    (Xmp(error=...), packet or None, None) for a packet that cannot be decoded or parsed."""
     try:
         packet = metadata_packet(pdf, catalog)
     except PdfSyntaxError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), None, None
     if packet is None:
-        return None
+        return None, None, None
     from . import xmp  # the XML parser: only for a packet there is
 
     try:
-        found = xmp.read_pith(packet)
+        tree = xmp.parse(packet, writing=writing)
     except xmp.XmpError as exc:
-        return Xmp(error=str(exc))
+        return Xmp(error=str(exc)), packet, None
+    found = xmp.pith_of(tree.root)
     return Xmp(found.get("number"), found.get("url"), found.get("long"), found.get("pdfa"),
-               bool(found.get("schema_declared")))
+               bool(found.get("schema_declared"))), packet, tree
 
 
 def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool, float]:

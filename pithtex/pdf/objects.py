@@ -15,14 +15,11 @@ from __future__ import annotations
 import re
 
 from ..value import NamedTuple
+from .errors import PdfSyntaxError
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
-
-
-class PdfSyntaxError(ValueError):
-    """Bytes that are not the PDF syntax expected at this place."""
 
 
 class Name(str):

@@ -16,7 +16,8 @@ import zlib
 from pathlib import Path
 
 from ..files import open_input
-from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, PdfSyntaxError, Ref, Stream
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
@@ -30,23 +31,6 @@ _TABLE_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?:\r\n| \r| \n)")
 _LOOSE_ENTRY = LazyPattern(rb"[\x00\t\n\x0c\r ]*(\d+)[ ]+(\d+)[ ]+([nf])")
 _HEADER = re.compile(rb"%PDF-(\d\.\d)")
 _OBJSTM_PAIR = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,10})")
-
-
-class Damaged(ValueError):
-    """A file whose structure cannot be read without guessing."""
-
-
-class Shrunk(OSError):
-    """The file became shorter while it was being read (another program is rewriting it): the
-    file system's news, not damage, so no ValueError handler takes it for a bad value."""
-
-
-class EncryptionError(ValueError):
-    """An encrypted file the standard handler cannot open (and why, in one clause)."""
-
-
-class PasswordNeeded(EncryptionError):
-    """The file needs a user password that was not given (or the one given is wrong)."""
 
 
 # What reading a file can raise: the file system's errors, damage (every ValueError the

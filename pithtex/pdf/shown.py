@@ -15,6 +15,10 @@ from ..value import NamedTuple
 from .objects import decode_text
 from .reader import READ_FAILURES, PdfFile
 
+TYPE_CHECKING = False  # `typing` is for checkers only
+if TYPE_CHECKING:
+    from .facts import Facts
+
 # Page 1's text beyond this many characters is not kept (a title sits at the top).
 MAX_TEXT = 200_000
 # A page 1 whose content streams decode to more than this is not read for text: pypdf's
@@ -46,10 +50,12 @@ class Shown(NamedTuple):
         return [(where, text) for where, text in found if text and text.strip()]
 
 
-def shown_of(path: str | Path, password: bytes | None = None) -> Shown:
+def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | None = None) -> Shown:
     """The title texts of the PDF at `path`; reading problems end up in `problem`, never raised
-    (the caller has read this file already, so it is a PDF)."""
-    info, xmp_title = _metadata(path, password)
+    (the caller has read this file already, so it is a PDF). Given the `facts` the caller read,
+    Info and XMP come from them (the packet is not decoded or parsed again): only page 1's
+    text is read here."""
+    info, xmp_title = _metadata(path, password) if facts is None else _from_facts(facts)
     page1, largest, problem = _page1(path, password)
     return Shown(page1, largest, info.get("Title"), xmp_title, info.get("PithTitle"), problem)
 
@@ -78,6 +84,17 @@ def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str],
     except xmp.XmpError:
         return texts, None
     return texts, _dc_title(root, xmp)
+
+
+def _from_facts(facts: Facts) -> tuple[dict[str, str], str | None]:
+    """`_metadata`'s answer from facts already read: an XMP stream that does not decode
+    leaves nothing, as when `_metadata` reads it; one that does not parse, Info only."""
+    from . import xmp
+
+    if facts.xmp is not None and facts.xmp.error is not None and facts.xmp_packet is None:
+        return {}, None
+    root = facts.xmp_tree.root if facts.xmp_tree is not None else None
+    return dict(facts.titles), _dc_title(root, xmp) if root is not None else None
 
 
 def _dc_title(root, xmp) -> str | None:

@@ -26,21 +26,18 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import PithError, Refused
+from ..errors import PithError, Refused, UnreadablePdf
 from ..files import InputChanged, atomic_output, locked, open_input, output_path, rewrite_tail
 from ..number import PithNumber
 from ..value import NamedTuple
-from .facts import Facts, read_facts, unfinished_update
-from .objects import Name, PdfSyntaxError, Ref, Stream
-from .reader import READ_FAILURES, Damaged, EncryptionError, PdfFile, Shrunk, decode_stream, read_failure
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .facts import Facts, read_facts, refuse_locked, unfinished_update
+from .objects import Name, Ref, Stream
+from .reader import READ_FAILURES, PdfFile, read_failure
 
 TYPE_CHECKING = False  # `typing` is for checkers only: importing it costs every stamp ~1.5 ms
 if TYPE_CHECKING:
     from typing import Any
-
-
-class StampError(PithError):
-    """A file that cannot be stamped because it cannot be read as a PDF."""
 
 
 class Options(NamedTuple):
@@ -119,7 +116,7 @@ def _check_locked(pdf: PdfFile, lock: tuple[int, Path] | None, src: Path) -> Non
     if lock is not None:
         info = os.fstat(lock[0])
         if pdf.identity != (info.st_dev, info.st_ino):
-            raise StampError(f"{src}: was replaced while being stamped: run the stamp again")
+            raise UnreadablePdf(f"{src}: was replaced while being stamped: run the stamp again")
 
 
 def _interim(final: bytes, original: int) -> bytes:
@@ -174,7 +171,7 @@ def _revert(src: Path, output: Path, force: bool, password: bytes | None, lock: 
 
 
 class _open:
-    """PdfFile with read failures (damage, encryption, the file system) as one clear StampError.
+    """PdfFile with read failures (damage, encryption, the file system) as one clear UnreadablePdf.
 
     Only what reading a damaged file raises is translated, while opening and while planning:
     any other exception is a bug and travels on untouched, traceback and all.
@@ -187,23 +184,20 @@ class _open:
         try:
             self.pdf = PdfFile(self.src, self.size, self.password)
         except READ_FAILURES as exc:
-            raise StampError(read_failure(self.src, exc)) from None
+            raise UnreadablePdf(read_failure(self.src, exc)) from None
         return self.pdf
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.pdf.close()
         if isinstance(exc, (Damaged, PdfSyntaxError, EncryptionError, Shrunk)):
-            raise StampError(read_failure(self.src, exc)) from None
+            raise UnreadablePdf(read_failure(self.src, exc)) from None
 
 
 # -- what is there, what is missing -------------------------------------------------------
 def _facts(pdf: PdfFile, src: Path) -> Facts:
     """Page-1 facts of a file we may write into; refuses encryption we cannot open."""
-    facts = read_facts(pdf, pages=1)
-    enc = facts.encryption
-    if enc is not None and not enc.opened:
-        raise Refused(f"{src}: encrypted PDF: {enc.reason}" if enc.password_needed else
-                      f"{src}: encrypted PDF that pithtex cannot open: {enc.reason}")
+    facts = read_facts(pdf, pages=1, writing=True)
+    refuse_locked(facts, src)
     return facts
 
 
@@ -350,11 +344,13 @@ def _xmp(pdf: PdfFile, catalog: dict, number: PithNumber, long: str, facts: Fact
     ref = catalog.get("Metadata")
     old = pdf.resolve(ref)
     values = {"number": number.body, "url": number.url, "long": long}
-    packet = None
+    # The packet read (and parsed) once, with the facts: decoded or not, parsed or not.
+    packet = facts.xmp_packet
     try:
-        packet = decode_stream(old, limit=xmp.MAX_PACKET) if isinstance(old, Stream) else None
-        new_packet = xmp.merge(packet, values, drop_pdfa)
-    except (xmp.XmpError, PdfSyntaxError) as exc:
+        if facts.xmp is not None and facts.xmp.error is not None:
+            raise xmp.XmpError(facts.xmp.error)
+        new_packet = xmp.merge(packet, values, drop_pdfa, facts.xmp_tree)
+    except xmp.XmpError as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (README, stamp).
         if not force:
             raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
@@ -413,4 +409,4 @@ def _write(target: Path, src: Path, keep: int, tail: bytes) -> None:
         with atomic_output(target) as out, open_input(src) as fin:
             out.copy_from(fin.fileno(), keep, tail)
     except InputChanged as exc:
-        raise StampError(f"{src}: {exc.strerror}") from None
+        raise UnreadablePdf(f"{src}: {exc.strerror}") from None

@@ -20,6 +20,7 @@ import re
 
 from .. import brand
 from ..limits import MAX_XMP_PACKET as MAX_PACKET  # larger is not metadata: refused unparsed
+from .errors import XmpError, XmpWriteError
 
 # ElementTree is imported where a tree is built (a new packet needs none), and `typing`
 # is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.
@@ -70,14 +71,6 @@ KNOWN_PREFIXES = {
 }
 _USED_PREFIX = re.compile(r"</?([A-Za-z_][\w.-]*):[A-Za-z_]|\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=")
 _FIRST_TAG = re.compile(r"<[A-Za-z_][\w.:-]*")
-
-
-class XmpError(ValueError):
-    """An XMP packet that cannot be parsed safely."""
-
-
-class XmpWriteError(RuntimeError):
-    """The packet pithtex made does not read back as what was meant: a bug, never written."""
 
 
 def _q(ns: str, local: str) -> str:
@@ -212,7 +205,11 @@ def read_property(root: Element, ns: str, local: str) -> str | None:
 
 def read_pith(packet: bytes) -> dict[str, Any]:
     """{"number", "url", "long"} as far as present, plus "pdfa" ("2B") when the packet says PDF/A."""
-    root = parse(packet, writing=False).root
+    return pith_of(parse(packet, writing=False).root)
+
+
+def pith_of(root: Element) -> dict[str, Any]:
+    """`read_pith` of a packet already parsed."""
     found: dict[str, Any] = {}
     for local, _desc in PROPERTIES:
         value = read_property(root, PITH, local)
@@ -296,7 +293,8 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False,
 
     `drop_pdfa` removes the PDF/A identification (pdfaid:part, :conformance, ...): for a file
     that --force has made non-conforming, so it claims nothing it no longer is. `salvaged`
-    (from `salvage`) stands for a packet that does not parse.
+    (from `salvage`, or the tree `facts.read_xmp` parsed for writing) is merged into instead
+    of parsing `packet` again; it is changed in place.
     """
     if packet is None and salvaged is None:
         return wrap(_checked(_fresh(values)))
