@@ -29,7 +29,7 @@ from .badgeshape import (
     label_width,
     status_width,
 )
-from .metrics import text_width
+from .metrics import DEJAVU_SANS, text_width
 from .number import PithNumber
 
 if TYPE_CHECKING:
@@ -142,7 +142,8 @@ def svg(number: PithNumber, state: BadgeState | None = None, theme: str = "light
 
 
 # -- PNG ------------------------------------------------------------------------------------
-FONT_PATHS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
+# The font of the width table (metrics.py), so PNG pixels and the layout agree.
+FONT_PATHS = (str(DEJAVU_SANS),)
 
 
 def png_font_path() -> str | None:

@@ -126,6 +126,11 @@ THEMES = {"light": LIGHT, "dark": DARK}
 PRINT_COLOUR = LIGHT.message_bg
 
 
+# How far a cubic Bezier's control points lie from a quarter circle's ends, per unit of
+# radius: 4/3 (sqrt(2) - 1), the usual constant (the curve is then off by 0.03% at most).
+KAPPA = 0.5522847498
+
+
 class Circle(Frozen):
     """A circle in logo units; `stroke` > 0 draws a ring of that width, 0 fills it."""
 
@@ -138,6 +143,20 @@ class Circle(Frozen):
     def __init__(self, cx: float, cy: float, r: float, stroke: float = 0.0) -> None:
         for name, value in (("cx", cx), ("cy", cy), ("r", r), ("stroke", stroke)):
             object.__setattr__(self, name, value)
+
+    def path(self, scale: float = 1.0) -> tuple[tuple[float, float], tuple[tuple[float, ...], ...]]:
+        """The circle as its start (cx + r, cy) and four cubic Bezier quarters, counter-clockwise,
+        each (x1, y1, x2, y2, x3, y3), in logo units times `scale`: what every drawing of the
+        logo (pith.sty's PDF and PostScript routes, the stamped PDF badge) writes out."""
+        x, y, r = self.cx * scale, self.cy * scale, self.r * scale
+        k = KAPPA * r
+        return (x + r, y), (
+            (x + r, y + k, x + k, y + r, x, y + r),
+            (x - k, y + r, x - r, y + k, x - r, y),
+            (x - r, y - k, x - k, y - r, x, y - r),
+            (x + k, y - r, x + r, y - k, x + r, y),
+        )
+
 
 
 # The logo: a ring around a solid core (a stem's pith), in a 16 x 16 box with the

@@ -15,6 +15,13 @@ BUG = 70  # EX_SOFTWARE: a bug in pithtex, never bad input nor the system's refu
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
+def bug_message(exc: BaseException) -> str:
+    """The line for an exception nobody foresaw (exit 70): a bug of ours, said as one, never as
+    bad input; the command line and each batch worker say it alike."""
+    return (f"internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
+            "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
+
+
 class PithError(Exception):
     """Base class: a message fit to show a user as one line, and an exit code."""
 

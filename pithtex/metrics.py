@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 TABLE = "data/text-widths-11px.json"
+# Where Debian puts it; the PNG badge (badge.py) draws with this file too.
 DEJAVU_SANS = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 FONT_SIZE = 11
 # Measured at this multiple of the size so hinting and rounding do not distort widths.

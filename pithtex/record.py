@@ -17,10 +17,9 @@ from typing import Any
 
 from .errors import InputError, PithError, RecordError
 from .files import open_input
+from .limits import MAX_RECORD_BYTES  # a record file larger than this is refused before parsing
 from .number import PithNumber
 
-# A record file larger than this is not a record; refuse before parsing it.
-MAX_RECORD_BYTES = 16 * 1024 * 1024
 # The rules for reading record JSON, shared with pith-badge.js (webassets bakes them in) and
 # held to by tests/fixtures/canon-vectors.json, which both run: a record nests at most
 # MAX_DEPTH objects and lists (the registry's nest 5); an integer has at most MAX_DIGITS

@@ -37,6 +37,7 @@ from . import brand, net
 from .arxivid import ArxivId
 from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
 from .files import read_input, write_atomic
+from .limits import MAX_RESPONSE_BYTES
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
@@ -44,7 +45,6 @@ TIMEOUT = 20.0  # seconds for one whole fetch; PITH_TIMEOUT overrides
 MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must stay a deadline)
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
-MAX_BYTES = 4 * 1024 * 1024
 USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
 
 
@@ -131,7 +131,7 @@ class Resolver:
         timeout: float | None = None,
         retries: int = RETRIES,
         backoff: float = BACKOFF,
-        max_bytes: int = MAX_BYTES,
+        max_bytes: int = MAX_RESPONSE_BYTES,
         keys: Any = None,
     ) -> None:
         self.base = base_url(base)

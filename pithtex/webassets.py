@@ -18,6 +18,7 @@ from typing import Any
 
 from . import badge, badgeshape, brand
 from .files import write_atomic
+from .limits import MAX_RESPONSE_BYTES
 from .metrics import text_width
 from .number import BASE32_ALPHABET, PithNumber
 from .record import MAX_DEPTH, MAX_DIGITS
@@ -113,7 +114,7 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "shapes": {state: badgeshape.to_json(_shape(state)) for state in (*states, PAGE_KEY)},
         "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": PAGE_KEY_BG[name]}}
                    for name, t in brand.THEMES.items()},
-        "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS},
+        "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS, "bytes": MAX_RESPONSE_BYTES},
         "insecure": INSECURE,
         # whose key signed, and a refused key id clash: pithtex.brand's words, as the command line says them
         "words": {"registry": brand.signed_by_registry("{key}"),

@@ -19,8 +19,23 @@ from pathlib import Path
 
 from ..errors import PithError
 from ..value import TYPE_CHECKING
-from . import pdfcheck, sandbox, texlive
-from .diagnostic import ERROR, Diagnostic, error, warning
+from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
+from .catalogue import (
+    BUILD_PRODUCTS,
+    COMPILE_ERROR,
+    COMPILE_TIMEOUT,
+    ERROR,
+    FIGURE_FORMAT,
+    FILES_TOO_LARGE,
+    FOLLOW_ON_ERRORS,
+    LOG_TOO_LARGE,
+    MISSING_CHARACTER,
+    PITH_FILE_UNCHECKED,
+    SEVERAL_MAIN_FILES,
+    UNDEFINED_CITATION,
+    UNDEFINED_REFERENCE,
+)
+from .diagnostic import Diagnostic, error, warning
 from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan
 from .upload import Upload, open_upload
@@ -30,7 +45,7 @@ if TYPE_CHECKING:
 
     from .logparse import LogError
 
-ENGINES = ("auto", "pdflatex", "latex", "xelatex", "all")
+
 MAX_LOG_ERRORS = 5
 
 
@@ -95,7 +110,7 @@ def routes_for(engine: str, auto_route: str) -> list[str]:
     if engine not in ENGINES:
         raise PithError(f"unknown engine {engine!r} (use one of {', '.join(ENGINES)})")
     if engine == "all":
-        return list(sandbox.ROUTES)
+        return list(ROUTES)
     return [auto_route if engine == "auto" else engine]
 
 
@@ -162,7 +177,7 @@ def _upload_notes(upload: Upload) -> list[Diagnostic]:
     if len(upload.mains) > 1 and upload.mains_from == "documentclass":
         pith = [m for m in upload.mains if _loads_pith(upload, m)]
         keep = pith[0] if pith else upload.main
-        out.append(warning("several-main-files", f"{len(upload.mains)} top-level files have \\documentclass "
+        out.append(warning(SEVERAL_MAIN_FILES, f"{len(upload.mains)} top-level files have \\documentclass "
                            f"({', '.join(upload.mains)}): arXiv compiles each of them and joins their PDFs in "
                            "this order; each is checked below",
                            f"if only {keep} is the paper, list it in 00README.json (sources, usage: toplevel) or "
@@ -170,14 +185,14 @@ def _upload_notes(upload: Upload) -> list[Diagnostic]:
     unchecked = [m for m in upload.other_mains if _loads_pith(upload, m)]
     if unchecked:
         where = str(Path(upload.source).parent) if upload.source.lower().endswith(".tex") else upload.source
-        out.append(error("pith-file-unchecked", f"{unchecked[0]} loads pith and arXiv compiles it too, but only "
+        out.append(error(PITH_FILE_UNCHECKED, f"{unchecked[0]} loads pith and arXiv compiles it too, but only "
                          f"{', '.join(upload.mains)} was checked", f"check every top-level file: pithtex check "
                          f"{where} (or name {unchecked[0]} in 00README.json's toplevel sources, or leave the "
                          "others out of the upload)", unchecked[0]))
     if upload.build_products and upload.is_archive:
         shown = ", ".join(upload.build_products[:4]) + (" …" if len(upload.build_products) > 4 else "")
-        out.append(warning("build-products", f"build products in the upload ({shown}); the check ignores them",
-                           "leave them out of the upload (pithtex bundle does)", upload.build_products[0]))
+        out.append(warning(BUILD_PRODUCTS, f"build products in the upload ({shown}); the check ignores them",
+                           BUILD_PRODUCTS.fix, upload.build_products[0]))
     return out
 
 
@@ -191,23 +206,21 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
     out: list[Diagnostic] = []
     if run.files_too_large:
         what = run.failed_step or "TeX"
-        out.append(error("files-too-large", f"{r}: {what} wrote more than "
+        out.append(error(FILES_TOO_LARGE, f"{r}: {what} wrote more than "
                          f"{_mb(limits.log_cap * sandbox.FILES_CAP_FACTOR)} into its files and was stopped "
-                         f"(run {run.runs})", "look for a macro that calls itself while writing to a file "
-                         "(\\openout, \\write): it never ends", upload.main, route=r))
+                         f"(run {run.runs})", FILES_TOO_LARGE.fix, upload.main, route=r))
     elif run.log_too_large:
         what = run.failed_step or "TeX"
-        out.append(error("log-too-large", f"{r}: {what} wrote more than {_mb(limits.log_cap)} of output and was "
-                         f"stopped (run {run.runs})", "look for a macro that calls itself while writing "
-                         "(\\message, \\typeout, \\write): it never ends", upload.main, route=r))
+        out.append(error(LOG_TOO_LARGE, f"{r}: {what} wrote more than {_mb(limits.log_cap)} of output and was "
+                         f"stopped (run {run.runs})", LOG_TOO_LARGE.fix, upload.main, route=r))
     if run.timed_out:
-        out.append(error("compile-timeout", f"{r}: stopped after the time limit (run {run.runs})",
-                         "look for a loop in the macros, or raise --timeout", upload.main, route=r))
+        out.append(error(COMPILE_TIMEOUT, f"{r}: stopped after the time limit (run {run.runs})",
+                         COMPILE_TIMEOUT.fix, upload.main, route=r))
     if run.failed_step and not run.log_too_large:
         lines = run.step_output.strip().splitlines()
         # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
         said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
-        out.append(error("compile-error", f"{r}: {run.failed_step} failed: {said}",
+        out.append(error(COMPILE_ERROR, f"{r}: {run.failed_step} failed: {said}",
                          "run that step yourself and read its output; often an EPS figure or a "
                          "PostScript \\special that is not valid PostScript",
                          upload.main, route=r))
@@ -215,31 +228,29 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
     out += formats
     errors, follow_on = _new_errors(run, reported | {d.subject for d in formats if d.subject})
     for e in errors[:MAX_LOG_ERRORS]:
-        out.append(error("compile-error", f"{r}: {e.message}", "fix the first error first; the others often follow "
-                         "from it", e.file, e.line, route=r))
+        out.append(error(COMPILE_ERROR, f"{r}: {e.message}", COMPILE_ERROR.fix, e.file, e.line, route=r))
     if len(errors) > MAX_LOG_ERRORS:
-        out.append(error("compile-error", f"{r}: {len(errors) - MAX_LOG_ERRORS} more errors in the log",
+        out.append(error(COMPILE_ERROR, f"{r}: {len(errors) - MAX_LOG_ERRORS} more errors in the log",
                          "fix the first ones and check again", upload.main, route=r))
     if follow_on:
-        out.append(warning("follow-on-errors", f"{r}: {follow_on} more errors in the log after the missing "
-                           "file(s) above, most likely caused by them", "fix the missing files and check again",
+        out.append(warning(FOLLOW_ON_ERRORS, f"{r}: {follow_on} more errors in the log after the missing "
+                           "file(s) above, most likely caused by them", FOLLOW_ON_ERRORS.fix,
                            upload.main, route=r))
     if run.pdf is None and not (out or run.log.errors):
-        out.append(error("compile-error", f"{r}: no PDF was produced", "run the engine yourself and read the log",
+        out.append(error(COMPILE_ERROR, f"{r}: no PDF was produced", "run the engine yourself and read the log",
                          upload.main, route=r))
     facts = run.log
     if run.log.errors or run.pdf is None:
         return out  # references after a failed run say nothing
     if facts.undefined_references:
-        out.append(warning("undefined-reference", f"{r}: undefined references: {_few(facts.undefined_references)}",
-                           "check the \\label and \\ref names", upload.main, route=r))
+        out.append(warning(UNDEFINED_REFERENCE, f"{r}: undefined references: {_few(facts.undefined_references)}",
+                           UNDEFINED_REFERENCE.fix, upload.main, route=r))
     if facts.undefined_citations:
-        out.append(warning("undefined-citation", f"{r}: undefined citations: {_few(facts.undefined_citations)}",
-                           "rerun BibTeX locally and upload the new .bbl", upload.main, route=r))
+        out.append(warning(UNDEFINED_CITATION, f"{r}: undefined citations: {_few(facts.undefined_citations)}",
+                           UNDEFINED_CITATION.fix, upload.main, route=r))
     if facts.missing_characters:
-        out.append(warning("missing-character", f"{r}: {len(facts.missing_characters)} characters missing from "
-                           f"fonts, e.g. {facts.missing_characters[0]}", "use a font that has them, or the "
-                           "LaTeX command for the symbol", upload.main, route=r))
+        out.append(warning(MISSING_CHARACTER, f"{r}: {len(facts.missing_characters)} characters missing from "
+                           f"fonts, e.g. {facts.missing_characters[0]}", MISSING_CHARACTER.fix, upload.main, route=r))
     return out
 
 
@@ -269,7 +280,7 @@ def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
         if m and have and not any(f.endswith(GRAPHICS_EXT[run.route]) for f in have):
             name = m.group(1)
             usable = "/".join(x for x in (".pdf", ".png", ".jpg", ".eps") if x in GRAPHICS_EXT[run.route])
-            out.append(error("figure-format", f"{run.route}: {name} is uploaded only as {', '.join(have)}, "
+            out.append(error(FIGURE_FORMAT, f"{run.route}: {name} is uploaded only as {', '.join(have)}, "
                              f"which {run.route} cannot read", f"also upload {name} as {usable}, or use one "
                              "format for all figures so arXiv picks a route that reads it", e.file, e.line,
                              route=run.route, subject=name))

@@ -5,17 +5,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from ..value import TYPE_CHECKING
+from .catalogue import ERROR, WARNING, Rule
 
 if TYPE_CHECKING:
     from typing import Any
 
-ERROR = "error"      # arXiv would fail, or the pith badge/metadata would be lost
-WARNING = "warning"  # worth fixing, but arXiv compiles and pith survives
-
 
 @dataclass(frozen=True)
 class Diagnostic:
-    rule: str
+    rule: str  # a catalogue id (the catalogue's Rule.id): what JSON and the report show
     severity: str
     message: str
     fix: str
@@ -35,11 +33,18 @@ class Diagnostic:
         return asdict(self)
 
 
-def error(rule: str, message: str, fix: str, file: str | None = None, line: int | None = None,
+def error(rule: Rule, message: str, fix: str, file: str | None = None, line: int | None = None,
           route: str | None = None, subject: str | None = None) -> Diagnostic:
-    return Diagnostic(rule, ERROR, message, fix, file, line, route, subject)
+    return Diagnostic(_id(rule, ERROR), ERROR, message, fix, file, line, route, subject)
 
 
-def warning(rule: str, message: str, fix: str, file: str | None = None, line: int | None = None,
+def warning(rule: Rule, message: str, fix: str, file: str | None = None, line: int | None = None,
             route: str | None = None) -> Diagnostic:
-    return Diagnostic(rule, WARNING, message, fix, file, line, route)
+    return Diagnostic(_id(rule, WARNING), WARNING, message, fix, file, line, route)
+
+
+def _id(rule: Rule, severity: str) -> str:
+    """The rule's id, once its catalogue entry allows this severity (a mismatch is our bug)."""
+    if severity not in rule.severities:
+        raise ValueError(f"rule {rule.id} is never a {severity} (pithtex/arxiv/catalogue.py)")
+    return rule.id

@@ -14,6 +14,17 @@ from pathlib import Path
 from .. import brand
 from ..pdf.facts import ARXIV_BAND, Link, facts_of
 from ..value import TYPE_CHECKING
+from .catalogue import (
+    PDF_LEFT_BAND,
+    PDF_NO_BADGE_LINK,
+    PDF_NO_INFO,
+    PDF_NO_XMP,
+    PDF_NUMBER_MISMATCH,
+    PDFA_OUTPUTINTENTS,
+    PITH_BADGE_FALLBACK,
+    PITH_BADGE_PAGE,
+    PITH_HIDDEN,
+)
 from .diagnostic import Diagnostic, error, warning
 from .logparse import BadgeNote
 
@@ -57,30 +68,27 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     if withheld:
         badge, metadata = "none", False
     if read.output_intents:
-        diags.append(warning("pdfa-outputintents", "the PDF has /OutputIntents: arXiv will not add its stamp",
-                             "drop the PDF/A setting (\\DocumentMetadata pdfstandard, pdfx) for arXiv",
-                             route=route))
+        diags.append(warning(PDFA_OUTPUTINTENTS, "the PDF has /OutputIntents: arXiv will not add its stamp",
+                             PDFA_OUTPUTINTENTS.fix, route=route))
     if number is None:
         return shown, diags
-    for where, key in (("Info dictionary (/PithNumber)", "info"), ("XMP metadata (pith:number)", "xmp")):
+    for where, key, missing in (("Info dictionary (/PithNumber)", "info", PDF_NO_INFO),
+                                ("XMP metadata (pith:number)", "xmp", PDF_NO_XMP)):
         if meta[key] is None and not metadata:
             continue
         if meta[key] is None:
-            diags.append(error(f"pdf-no-{key}", f"the {route} PDF has no Pith Number in its {where}",
-                               "use the current pith.sty (older copies miss this route)", route=route))
+            diags.append(error(missing, f"the {route} PDF has no Pith Number in its {where}", missing.fix,
+                               route=route))
         elif meta[key] != number:
-            diags.append(error("pdf-number-mismatch", f"the {route} PDF's {where} says {meta[key]}, "
-                               f"the source says {number}", "keep one \\pithnumber and no other writer of "
-                               "this metadata", route=route))
+            diags.append(error(PDF_NUMBER_MISMATCH, f"the {route} PDF's {where} says {meta[key]}, "
+                               f"the source says {number}", PDF_NUMBER_MISMATCH.fix, route=route))
     if badge != "none" and not any(lk.number.body == number for lk in on_page):
         report = warning if badge == "manual" else error  # a manual badge may be on a later page
-        diags.append(report("pdf-no-badge-link", f"page {page} of the {route} PDF has no link to "
-                            f"{brand.number_url(number)}", "make sure \\pithnumber is set before "
-                            "\\maketitle and the current pith.sty is uploaded", route=route))
+        diags.append(report(PDF_NO_BADGE_LINK, f"page {page} of the {route} PDF has no link to "
+                            f"{brand.number_url(number)}", PDF_NO_BADGE_LINK.fix, route=route))
     for lk in in_band:
-        diags.append(error("pdf-left-band", f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
-                           f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", "move the badge "
-                           "away from the left margin", route=route))
+        diags.append(error(PDF_LEFT_BAND, f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
+                           f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", PDF_LEFT_BAND.fix, route=route))
     return shown, diags
 
 
@@ -96,18 +104,17 @@ def _placement(landed: BadgeNote | None, withheld: BadgeNote | None, linked: boo
 def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None, route: str,
                            badge: str) -> list[Diagnostic]:
     if withheld and badge != "none":  # the static rules did not see this review mode
-        return [warning("pith-hidden", f"{route}: {withheld.why}: pith left out the badge and the metadata, "
-                        "so this PDF carries no Pith Number", "for the public arXiv version, drop the "
-                        "review option or set \\pithsetup{anonymous=false}", route=route)]
+        return [warning(PITH_HIDDEN, f"{route}: {withheld.why}: pith left out the badge and the metadata, "
+                        "so this PDF carries no Pith Number", PITH_HIDDEN.fix, route=route)]
     if landed is None or landed.page is None:
         return []
     if landed.how == "fallback":
-        return [warning("pith-badge-fallback", f"{route}: pith found no title block before page {landed.page} "
+        return [warning(PITH_BADGE_FALLBACK, f"{route}: pith found no title block before page {landed.page} "
                         f"was shipped out: the badge is at the top of page {landed.page}, not under the title",
-                        "set badge=manual and write \\pithbadge where the badge belongs (after the authors)",
+                        PITH_BADGE_FALLBACK.fix,
                         route=route)]
     if landed.how == "title" and landed.page != 1:
-        return [warning("pith-badge-page", f"{route}: the badge is under the title on page {landed.page}, "
+        return [warning(PITH_BADGE_PAGE, f"{route}: the badge is under the title on page {landed.page}, "
                         "not on page 1 (the pages before it come first in this class)", "nothing to do if "
                         f"page {landed.page} is the title page; otherwise badge=manual and \\pithbadge",
                         route=route)]

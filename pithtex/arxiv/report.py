@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import safetext
-from .diagnostic import ERROR, Diagnostic
+from .catalogue import BY_ID, ERROR
+from .diagnostic import Diagnostic
 
 if TYPE_CHECKING:
     from .check import Check, Result
@@ -98,7 +99,7 @@ def _intact(result: Result) -> bool:
 
 def _failure(diagnostics: list[Diagnostic]) -> str:
     errors = sum(d.severity == ERROR for d in diagnostics)
-    metadata_only = all(d.rule.startswith(("pdf-", "pith-number-")) for d in diagnostics if d.severity == ERROR)
+    metadata_only = all(BY_ID[d.rule].metadata for d in diagnostics if d.severity == ERROR)
     what = "loses pith metadata" if metadata_only else "would fail on arXiv"
     return f"{what} ({errors} error{'s' if errors != 1 else ''})"
 

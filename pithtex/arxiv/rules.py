@@ -2,7 +2,8 @@
 
 Each rule returns Diagnostics with file:line and a fix. `static_check` runs them all and
 also returns the facts later steps need (figure kinds for the `auto` route, pith facts).
-Rule ids are stable: tests, JSON consumers and docs/arxiv-rules.md refer to them.
+Rule ids are stable (tests, JSON consumers and docs/arxiv-rules.md refer to them): each is an entry
+of catalogue.py, which says what it means and how to fix it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,24 @@ from ..number import PithNumber
 from ..sty_options import OPTION_NAMES
 from ..value import TYPE_CHECKING
 from . import texlive
+from .catalogue import (
+    BBL_MISSING,
+    HYPERXMP_ORDER,
+    MISSING_FILE,
+    PACKAGE_MISSING,
+    PDFA_OUTPUTINTENTS,
+    PITH_HIDDEN,
+    PITH_NUMBER_INVALID,
+    PITH_NUMBER_MACRO,
+    PITH_NUMBER_MISSING,
+    PITH_OPTION_UNKNOWN,
+    PITH_STY_MISSING,
+    PITH_STY_OLD,
+    SHELL_ESCAPE,
+    UNSAFE_FILENAME,
+    UNSAFE_PATH,
+    WRONG_CASE,
+)
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
 from .upload import Upload
@@ -84,8 +103,8 @@ def _norm(name: str) -> str:
 def _unsafe_path(ref: Ref) -> Diagnostic | None:
     name = _norm(ref.name)
     if name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", name) or ".." in PurePosixPath(name).parts:
-        return error("unsafe-path", f"{_cmd(ref)}{{{ref.name}}} points outside the upload (absolute or '..' path)",
-                     "copy the file into the paper folder and refer to it by a relative path",
+        return error(UNSAFE_PATH, f"{_cmd(ref)}{{{ref.name}}} points outside the upload (absolute or '..' path)",
+                     UNSAFE_PATH.fix,
                      ref.file, ref.line)
     return None
 
@@ -107,7 +126,7 @@ def _lookup(cands: list[str], files: set[str], lower: dict[str, str]) -> tuple[s
 
 
 def _wrong_case(ref: Ref, actual: str) -> Diagnostic:
-    return error("wrong-case", f"{_cmd(ref)}{{{ref.name}}} only matches {actual!r} when case is ignored; "
+    return error(WRONG_CASE, f"{_cmd(ref)}{{{ref.name}}} only matches {actual!r} when case is ignored; "
                  "arXiv's file system is case-sensitive",
                  f"rename the file or change the reference so both read exactly {actual!r}", ref.file, ref.line,
                  subject=_norm(ref.name))
@@ -125,7 +144,7 @@ def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Di
         if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
         elif status == "missing" and not any(texlive.find([name + ".tex", name]).values()):
-            out.append(error("missing-file", f"\\input{{{ref.name}}}: no {name}.tex or {name} in the upload",
+            out.append(error(MISSING_FILE, f"\\input{{{ref.name}}}: no {name}.tex or {name} in the upload",
                              f"add {name}.tex to the upload, or fix the name", ref.file, ref.line, subject=name))
     return out
 
@@ -155,7 +174,7 @@ def rule_graphics(src: Sources, files: set[str], lower: dict[str, str], facts: F
         if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
         elif not _in_texlive(name):  # mwe's example-image-a and the like come with TeX Live
-            out.append(error("missing-file", f"\\includegraphics{{{ref.name}}}: no such figure in the upload "
+            out.append(error(MISSING_FILE, f"\\includegraphics{{{ref.name}}}: no such figure in the upload "
                              "(tried .pdf, .png, .jpg, .eps" + (" and \\graphicspath" if paths else "") + ")",
                              f"add {name}.pdf/.png/.jpg (or .eps for the latex route) to the upload, or fix the name",
                              ref.file, ref.line, subject=name))
@@ -182,7 +201,7 @@ def rule_bbl(upload: Upload, src: Sources, files: set[str]) -> list[Diagnostic]:
         bibs = [r.name if r.name.endswith(".bib") else r.name + ".bib" for r in refs]
         have = [b for b in bibs if _norm(b) in files]
         what = f"{', '.join(have)} is uploaded but" if have else "the paper uses a bibliography but"
-        out.append(error("bbl-missing", f"{what} {bbl} is not: arXiv does not run BibTeX/Biber",
+        out.append(error(BBL_MISSING, f"{what} {bbl} is not: arXiv does not run BibTeX/Biber",
                          f"run bibtex (or biber) locally and upload {bbl} next to {upload.main}",
                          ref.file, ref.line))
     return out
@@ -207,19 +226,19 @@ def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[
         elsewhere = [f for f in files if PurePosixPath(f).name == fname]
         hint = (f"move {elsewhere[0]} to the top level of the upload" if elsewhere
                 else f"upload {fname} at the top level (TeX Live does not have it)")
-        out.append(error("package-missing", f"{_cmd(ref)}{{{ref.name}}}: {fname} is neither in TeX Live nor "
+        out.append(error(PACKAGE_MISSING, f"{_cmd(ref)}{{{ref.name}}}: {fname} is neither in TeX Live nor "
                          "at the top level of the upload", hint, ref.file, ref.line, subject=fname))
     out += [d for d in (_unsafe_path(r) for r in src.refs if r.kind in ("package", "class")) if d]
     return out
 
 
 def rule_shell(src: Sources) -> list[Diagnostic]:
-    out = [error("shell-escape", f"{ref.name.strip()} needs shell escape, which arXiv has off",
-                 "remove it, or run the command yourself and upload its output", ref.file, ref.line)
+    out = [error(SHELL_ESCAPE, f"{ref.name.strip()} needs shell escape, which arXiv has off",
+                 SHELL_ESCAPE.fix, ref.file, ref.line)
            for ref in src.shell]
     for ref in src.packages:
         if ref.name in SHELL_PACKAGES:
-            out.append(error("shell-escape", f"\\usepackage{{{ref.name}}}: {SHELL_PACKAGES[ref.name]}, "
+            out.append(error(SHELL_ESCAPE, f"\\usepackage{{{ref.name}}}: {SHELL_PACKAGES[ref.name]}, "
                              "which arXiv has off",
                              "use a package that works without shell escape (e.g. listings for minted, or "
                              "minted's frozencache with the cache uploaded), or upload the generated files",
@@ -236,22 +255,22 @@ def rule_hyperxmp(src: Sources) -> list[Diagnostic]:
     before = "hyperref" in names and names.index("hyperref") < names.index("hyperxmp")
     if before or classes & HYPERREF_CLASSES:
         return []
-    return [error("hyperxmp-order", "hyperxmp is loaded before hyperref: TeX Live 2025's hyperxmp refuses "
+    return [error(HYPERXMP_ORDER, "hyperxmp is loaded before hyperref: TeX Live 2025's hyperxmp refuses "
                   "this and stops the compile",
-                  "load hyperref first: \\usepackage{hyperref} then \\usepackage{hyperxmp}", ref.file, ref.line)]
+                  HYPERXMP_ORDER.fix, ref.file, ref.line)]
 
 
 def rule_pdfa(src: Sources) -> list[Diagnostic]:
     out = []
     for ref in src.docmeta:
         if re.search(r"pdfstandard\s*=\s*\{?\s*a-", ref.name, re.IGNORECASE):
-            out.append(warning("pdfa-outputintents", "\\DocumentMetadata asks for PDF/A: the PDF gets "
+            out.append(warning(PDFA_OUTPUTINTENTS, "\\DocumentMetadata asks for PDF/A: the PDF gets "
                                "/OutputIntents, and arXiv then leaves out its own stamp",
                                "drop pdfstandard=A-… for the arXiv upload (keep it for the archival copy)",
                                ref.file, ref.line))
     for ref in src.packages:
         if ref.name == "pdfx" and re.search(r"\ba-\d", ref.options, re.IGNORECASE):
-            out.append(warning("pdfa-outputintents", "pdfx with a PDF/A option adds /OutputIntents: "
+            out.append(warning(PDFA_OUTPUTINTENTS, "pdfx with a PDF/A option adds /OutputIntents: "
                                "arXiv then leaves out its own stamp",
                                "drop the PDF/A option for the arXiv upload", ref.file, ref.line))
     return out
@@ -264,10 +283,10 @@ def rule_unsafe_names(upload: Upload) -> list[Diagnostic]:
         if any(p.startswith(".") for p in parts):
             if not upload.is_archive:
                 continue  # a working folder's .gitignore is not part of the upload (bundle leaves it out)
-            out.append(warning("unsafe-filename", f"{rel}: hidden files are removed by arXiv",
+            out.append(warning(UNSAFE_FILENAME, f"{rel}: hidden files are removed by arXiv",
                                "leave it out of the upload", rel))
         elif not all(SAFE_NAME.match(p) for p in parts):
-            out.append(error("unsafe-filename", f"{rel!r}: arXiv accepts only A-Z a-z 0-9 _ + - . , = in "
+            out.append(error(UNSAFE_FILENAME, f"{rel!r}: arXiv accepts only A-Z a-z 0-9 _ + - . , = in "
                              "file names and renames the rest, which breaks references to it",
                              "rename the file (and its references) using only those characters", rel))
     return out
@@ -286,18 +305,17 @@ def rule_pith(upload: Upload, src: Sources, files: set[str], facts: Facts) -> li
     if "pith.sty" not in files:
         elsewhere = [f for f in files if PurePosixPath(f).name.lower() == "pith.sty"]
         where = f" (only {elsewhere[0]} is)" if elsewhere else ""
-        out.append(error("pith-sty-missing", f"the paper loads pith but pith.sty is not at the top level of "
+        out.append(error(PITH_STY_MISSING, f"the paper loads pith but pith.sty is not at the top level of "
                          f"the upload{where}: arXiv's TeX Live does not have it",
-                         "run `pithtex sty` in the paper's folder to put the current pith.sty there "
-                         "(pithtex bundle adds it to the archive for you)",
+                         PITH_STY_MISSING.fix,
                          ref.file, ref.line, subject="pith.sty"))
     else:
         theirs = sty.declared((upload.root / "pith.sty").read_text("utf-8", errors="replace"))
         facts.sty["version"] = str(theirs) if theirs else "unknown"
         if theirs is None or theirs < ours:
-            out.append(warning("pith-sty-old", f"the uploaded pith.sty is {theirs or 'of unknown version'}, older "
+            out.append(warning(PITH_STY_OLD, f"the uploaded pith.sty is {theirs or 'of unknown version'}, older "
                                f"than ours ({ours})",
-                               "replace it: `pithtex sty --force` in the paper's folder (pithtex bundle does this)",
+                               PITH_STY_OLD.fix,
                                "pith.sty"))
     out += _rule_number(src, ref, facts)
     out += _rule_options(src, ref, facts)
@@ -332,18 +350,17 @@ def _rule_options(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
     facts.badge = opts.get("badge", "title")
     facts.metadata = opts.get("metadata", "true") != "false"
     # The package's own key list: anything else stops TeX with "Unknown option".
-    out = [error("pith-option-unknown", f"pith has no option '{key}': TeX stops with an error",
+    out = [error(PITH_OPTION_UNKNOWN, f"pith has no option '{key}': TeX stops with an error",
                  f"remove it; pith's options are {', '.join(sorted(OPTION_NAMES))} "
                  "(the number goes in \\pithnumber{...})", ref.file, ref.line)
            for key in opts if key not in OPTION_NAMES]
     if _anonymous(src, opts.get("anonymous", "auto")):
         facts.badge, facts.metadata = "none", False
-        out.append(warning("pith-hidden", "anonymous review: pith leaves out the badge and the metadata, so this "
-                           "PDF carries no Pith Number", "for the public arXiv version, drop the review option "
-                           "or set \\pithsetup{anonymous=false}", ref.file, ref.line))
+        out.append(warning(PITH_HIDDEN, "anonymous review: pith leaves out the badge and the metadata, so this "
+                           "PDF carries no Pith Number", PITH_HIDDEN.fix, ref.file, ref.line))
     elif facts.badge == "none" or not facts.metadata:
         off = " and ".join(w for w, on in (("badge", facts.badge != "none"), ("metadata", facts.metadata)) if not on)
-        out.append(warning("pith-hidden", f"pith's options switch off the {off}", "remove badge=none / "
+        out.append(warning(PITH_HIDDEN, f"pith's options switch off the {off}", "remove badge=none / "
                            "metadata=false unless you mean it", ref.file, ref.line))
     return out
 
@@ -351,22 +368,22 @@ def _rule_options(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
 def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
     given = src.pithnumbers
     if not given:
-        return [error("pith-number-missing", "the paper loads pith but never says \\pithnumber{…}: no badge "
-                      "and no metadata", "add \\pithnumber{YOUR26CHARACTERNUMBER} after \\usepackage{pith}",
+        return [error(PITH_NUMBER_MISSING, "the paper loads pith but never says \\pithnumber{…}: no badge "
+                      "and no metadata", PITH_NUMBER_MISSING.fix,
                       ref.file, ref.line)]
     num = given[-1]
     typed = num.name.strip()
     text = expand_macros(typed, src.macros)
     if text is None:  # defined some other way (or elsewhere): the compiled PDFs still say
-        return [warning("pith-number-macro", f"\\pithnumber{{{typed}}}: a macro in it is not defined by "
-                        "\\newcommand or \\def in the files this check reads", "give the number itself, "
-                        "or define the macro with \\newcommand to hold it", num.file, num.line)]
+        return [warning(PITH_NUMBER_MACRO, f"\\pithnumber{{{typed}}}: a macro in it is not defined by "
+                        "\\newcommand or \\def in the files this check reads", PITH_NUMBER_MACRO.fix,
+                        num.file, num.line)]
     try:
         facts.number = PithNumber.parse(text).body
     except InvalidNumber as exc:
         said = f"its macros expand to '{text.strip()}'; " if text != typed else ""
-        return [error("pith-number-invalid", f"\\pithnumber{{{typed}}}: {said}{exc}",
-                      "copy the number exactly from its pith.science page (26 characters A-Z, 2-7)",
+        return [error(PITH_NUMBER_INVALID, f"\\pithnumber{{{typed}}}: {said}{exc}",
+                      PITH_NUMBER_INVALID.fix,
                       num.file, num.line)]
     return []
 

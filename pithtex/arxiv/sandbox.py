@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..value import TYPE_CHECKING
+from .catalogue import FILES_TOO_LARGE, LOG_TOO_LARGE
 from .logparse import LogFacts, parse_log
 from .rules import PDF_ROUTE_EXT
 from .texlive import tex_env
@@ -35,7 +36,7 @@ from .upload import Upload
 if TYPE_CHECKING:
     from typing import IO
 
-ROUTES = ("pdflatex", "latex", "xelatex")
+
 # XeTeX loads OpenType fonts through fontconfig and is the slowest route on every example;
 # when routes share cores, the others run at lower priority so it finishes first.
 CRITICAL_ROUTE = "xelatex"
@@ -75,7 +76,8 @@ class Limits:
 @dataclass
 class Step:
     """How one program run ended: its exit code (None when it was stopped), why it was
-    stopped ("timeout", "log-too-large", "interrupted"), and the tail of its output."""
+    stopped ("timeout", "interrupted", or at a cap the id of the rule that reports it), and the
+    tail of its output."""
 
     code: int | None
     tail: str
@@ -223,7 +225,7 @@ def _tex_runs(run: RouteRun, engine: str, upload: Upload, limits: Limits, seeded
         if step.code is None:
             run.timed_out = step.stopped not in _TOO_LARGE
             run.log_too_large = step.stopped in _TOO_LARGE
-            run.files_too_large = step.stopped == "files-too-large"
+            run.files_too_large = step.stopped == FILES_TOO_LARGE.id
             run.step_output = step.tail
             break
         run.log = parse_log(read_log(run.workdir, upload, step), upload.main, str(run.workdir))
@@ -245,12 +247,12 @@ def _dvips_ps2pdf(run: RouteRun, upload: Upload, limits: Limits) -> None:
             run.failed_step, run.step_output = name, step.tail
             run.timed_out = step.stopped == "timeout"
             run.log_too_large = step.stopped in _TOO_LARGE
-            run.files_too_large = step.stopped == "files-too-large"
+            run.files_too_large = step.stopped == FILES_TOO_LARGE.id
             return
     run.pdf = run.workdir / f"{job}.pdf"
 
 
-_TOO_LARGE = ("log-too-large", "files-too-large")
+_TOO_LARGE = (LOG_TOO_LARGE.id, FILES_TOO_LARGE.id)
 
 
 # Every step runs in its own process group (so a limit can kill all of a run), which also
@@ -316,11 +318,11 @@ def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], watch: Path | None, li
             pass
         if max(os.fstat(out.fileno()).st_size, _size(watch)) > limits.log_cap:
             _kill(proc)
-            return "log-too-large"
+            return LOG_TOO_LARGE.id
         polls += 1
         if folder and polls % FILES_EVERY == 0 and _written(folder[0]) - folder[1] > limits.log_cap * FILES_CAP_FACTOR:
             _kill(proc)
-            return "files-too-large"
+            return FILES_TOO_LARGE.id
         if time.monotonic() > deadline:
             _kill(proc)
             return "timeout"

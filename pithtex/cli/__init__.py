@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from .. import errors
 from ..brand import VERSION
-from ..errors import PithError
+from ..errors import PithError, bug_message
 from ..safetext import SafeStream, unfiltered
 from ..value import TYPE_CHECKING
 
@@ -133,9 +133,7 @@ def _main(argv: list[str]) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         return _report_error(f"{where}{exc.strerror or exc}", errors.BAD_INPUT, as_json, exc)
     except Exception as exc:  # anything else is a bug: say so, never as if the input were bad
-        message = (f"internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
-                   "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
-        return _report_error(message, errors.BUG, as_json, exc)
+        return _report_error(bug_message(exc), errors.BUG, as_json, exc)
 
 
 def _report_error(message: str, code: int, as_json: bool, exc: BaseException | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import errors
+from ..arxiv import ENGINES
 from ..value import TYPE_CHECKING
 from . import add_command, time_limit
 
@@ -39,7 +40,7 @@ def register(subparsers: Subparsers) -> None:
     )
     p.add_argument("path", metavar="DIR", help="the paper folder (or its main .tex file)")
     p.add_argument("-o", "--output", required=True, metavar="FILE.tar.gz", help="where to write the archive")
-    p.add_argument("--engine", default="auto", choices=("auto", "pdflatex", "latex", "xelatex", "all"),
+    p.add_argument("--engine", default="auto", choices=ENGINES,
                    help="route used to find the files and to check the archive (default: arXiv's choice)")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="bundle only this top-level file (and what it uses); repeat for several")

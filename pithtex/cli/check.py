@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import errors
+from ..arxiv import ENGINES
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, time_limit
 
@@ -41,7 +42,7 @@ def register(subparsers: Subparsers) -> None:
         epilog=EPILOG,
     )
     p.add_argument("path", metavar="PATH", help="a .tex file, a paper folder, or a .tar.gz/.zip upload")
-    p.add_argument("--engine", default="auto", choices=("auto", "pdflatex", "latex", "xelatex", "all"),
+    p.add_argument("--engine", default="auto", choices=ENGINES,
                    help="route to compile: auto (arXiv's choice, default), one route, or all in parallel")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="check only this top-level file of the upload (repeat for several)")

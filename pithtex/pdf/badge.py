@@ -41,15 +41,11 @@ def badge_size(number: PithNumber) -> tuple[float, float]:
     return HEIGHT + GAP + text_width(number.short), HEIGHT
 
 
-def _circle(cx: float, cy: float, r: float) -> str:
-    """A circle as four Bézier arcs (k = 0.5523 is the usual quarter-circle constant)."""
-    k = 0.5523 * r
-    f = format_number
-    return (f"{f(cx + r)} {f(cy)} m "
-            f"{f(cx + r)} {f(cy + k)} {f(cx + k)} {f(cy + r)} {f(cx)} {f(cy + r)} c "
-            f"{f(cx - k)} {f(cy + r)} {f(cx - r)} {f(cy + k)} {f(cx - r)} {f(cy)} c "
-            f"{f(cx - r)} {f(cy - k)} {f(cx - k)} {f(cy - r)} {f(cx)} {f(cy - r)} c "
-            f"{f(cx + k)} {f(cy - r)} {f(cx + r)} {f(cy - k)} {f(cx + r)} {f(cy)} c")
+def _circle(circle: brand.Circle, scale: float) -> str:
+    """A logo circle as path operators: its start and four Bezier quarters (brand.Circle.path)."""
+    start, quarters = circle.path(scale)
+    return " ".join([*map(format_number, start), "m"]
+                    + [" ".join([*map(format_number, q), "c"]) for q in quarters])
 
 
 def drawing(number: PithNumber) -> bytes:
@@ -58,7 +54,7 @@ def drawing(number: PithNumber) -> bytes:
     scale = HEIGHT / brand.LOGO_SIZE
     ops = [f"{r} {g} {b} rg {r} {g} {b} RG"]
     for circle in brand.LOGO:
-        path = _circle(circle.cx * scale, circle.cy * scale, circle.r * scale)
+        path = _circle(circle, scale)
         if circle.stroke:
             ops.append(f"{format_number(circle.stroke * scale)} w {path} S")
         else:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import errors
-from ..errors import PithError
+from ..errors import PithError, bug_message
 from ..safetext import unfiltered
 from ..value import TYPE_CHECKING, NamedTuple
 from .stamp import Options, Outcome, revert_file, stamp_file
@@ -37,8 +37,7 @@ def _safe(task: Task) -> tuple[dict[str, Any] | None, tuple[str, str, int] | Non
     except PithError as exc:
         return None, (str(task.source), str(exc), exc.exit_code)
     except Exception as exc:  # a bug: it must not end the batch, and it is reported as a bug, not as bad input
-        message = (f"{task.source}: internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
-                   "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
+        message = f"{task.source}: {bug_message(exc)}"
         if os.environ.get("PITHTEX_DEBUG"):
             import traceback
 

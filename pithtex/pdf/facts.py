@@ -15,7 +15,8 @@ import re
 from pathlib import Path
 
 from ..errors import PithError, Refused, UnreadablePdf
-from ..number import PithNumber
+from ..limits import MAX_RECORD_BYTES, MAX_XMP_PACKET
+from ..number import BASE32_ALPHABET, BODY_LENGTH, PithNumber
 from ..value import TYPE_CHECKING, NamedTuple
 from .errors import EncryptionError, PasswordNeeded, PdfSyntaxError, XmpError
 from .objects import Name, Ref, Stream, decode_text
@@ -24,15 +25,16 @@ from .reader import READ_FAILURES, PdfFile, Section, decode_stream, read_failure
 if TYPE_CHECKING:
     from typing import Any
 
-# A link to a number's page on any host (pith's baseurl= option may point at a mirror).
-PITH_URL = re.compile(r"/pith/([A-Za-z2-7]{26})(?![A-Za-z0-9])")
+# A link to a number's page on any host (pith's baseurl= option may point at a mirror), in
+# either case: number.py's alphabet, spelt out (IGNORECASE would also let in the Kelvin sign).
+_BODY_CHARS = re.escape("".join(sorted(set(BASE32_ALPHABET + BASE32_ALPHABET.lower()))))
+PITH_URL = re.compile(f"/pith/([{_BODY_CHARS}]{{{BODY_LENGTH}}})(?![A-Za-z0-9])")
 # arXiv stamps its grey identifier into the left margin of page 1 (x ≈ 12-32 pt): nothing of
 # ours may start inside this band, measured from the page's left edge.
 ARXIV_BAND = 40.0
 # Files with more pages than this are scanned for links on their first pages only.
 MAX_LINK_PAGES = 5000
 MAX_NAMES = 10_000
-MAX_RECORD = 16 * 1024 * 1024
 RECORD_NAME = "pith-record.json"
 
 
@@ -278,7 +280,7 @@ def metadata_packet(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
     stream = pdf.resolve(catalog.get("Metadata"))
     if not isinstance(stream, Stream):
         return None
-    return decode_stream(stream, limit=MAX_RECORD)
+    return decode_stream(stream, limit=MAX_XMP_PACKET)
 
 
 def read_xmp(pdf: PdfFile, catalog: dict[str, Any], writing: bool = False) -> tuple[Xmp | None, bytes | None, Any]:
@@ -382,7 +384,7 @@ def attached_record(pdf: PdfFile, catalog: dict[str, Any]) -> bytes | None:
         if not isinstance(stream, Stream):
             continue
         try:
-            return decode_stream(stream, limit=MAX_RECORD)
+            return decode_stream(stream, limit=MAX_RECORD_BYTES)
         except PdfSyntaxError:
             continue
     return None

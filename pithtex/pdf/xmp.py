@@ -19,6 +19,7 @@ import io
 import re
 
 from .. import brand
+from ..limits import MAX_XMP_PACKET as MAX_PACKET  # larger is not metadata: refused unparsed
 from ..value import TYPE_CHECKING
 from .errors import XmpError, XmpWriteError
 
@@ -46,8 +47,6 @@ PROPERTIES = (
     ("url", "The address of the Pith record of the paper"),
     ("long", "The long form of the Pith Number, pith:YYYY:BODY"),
 )
-# A packet larger than this is not metadata; refuse to parse it.
-MAX_PACKET = 8 * 1024 * 1024
 # XMP nests a few levels (x:xmpmeta, rdf:RDF, rdf:Description, property, rdf:Seq, rdf:li,
 # structures); deeper is hostile, and the serialiser recurses once a level.
 MAX_DEPTH = 100

@@ -1,0 +1,16 @@
+"""Size limits that more than one module enforces, each written once.
+
+Every limit bounds what one untrusted input may make pithtex hold in memory; where two
+readers meet the same input (a record as a file and as a PDF attachment, the XMP packet in
+the facts reader and in the stamper, a resolver's answer in pithtex and in <pith-badge>),
+they refuse it at the same size. A limit only one module knows stays in that module.
+"""
+
+from __future__ import annotations
+
+# A Pith record: a file, stdin, or the record attached to a PDF; larger is not a record.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+# A PDF's XMP packet, decoded; larger is not metadata, and is refused before parsing.
+MAX_XMP_PACKET = 8 * 1024 * 1024
+# A resolver's answer, read by `pithtex verify`/`badge` and by pith-badge.js alike.
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024

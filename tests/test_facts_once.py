@@ -1,0 +1,140 @@
+"""Facts written once: the logo's geometry, the shared size limits, the base32 alphabet, the
+engine list, the font path and the bug line each have one home, and the outputs that use
+them agree."""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+import zlib
+from pathlib import Path
+
+import pytest
+
+from pithtex import brand, limits
+from pithtex.arxiv import ENGINES, ROUTES
+from pithtex.cli import build_parser
+from pithtex.number import BASE32_ALPHABET, PithNumber
+from pithtex.pdf import badge as pdf_badge
+from pithtex.pdf import xmp
+from pithtex.render import logo_path
+
+from .conftest import ROOT, pithtex_cli
+
+PACKAGE = ROOT / "pithtex"
+
+
+def _constants(kind: type) -> list[tuple[str, int, object]]:
+    """Every literal of `kind` in the package's modules: (module, line, value)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and type(node.value) is kind:
+                out.append((path.relative_to(ROOT).as_posix(), node.lineno, node.value))
+    return out
+
+
+def _numbers(path: str) -> list[float]:
+    return [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", path)]
+
+
+def test_the_logo_is_drawn_from_one_geometry():
+    """pith.sty's PDF route and the stamped badge trace the same curves (the badge scaled to its
+    height); the quarter-circle constant is written in brand.py only."""
+    kappas = [(m, line) for m, line, v in _constants(float) if 0.55 < v < 0.56]
+    assert kappas == [("pithtex/brand.py", next(line for m, line, v in _constants(float)
+                                                if m == "pithtex/brand.py" and 0.55 < v < 0.56))]
+    tex = _numbers(logo_path("pdf").replace("~", " "))  # the ring's width, then both circles' paths
+    stream = pdf_badge.drawing(PithNumber("YBK5PTAKOSCXY2WMLIIB7DMYH6")).decode("ascii").splitlines()
+    assert stream[1].endswith(" S") and stream[2].endswith(" f")  # the ring stroked, the core filled
+    scale = pdf_badge.HEIGHT / brand.LOGO_SIZE
+    badge = [v / scale for line in stream[1:3] for v in _numbers(line)]
+    assert len(badge) == len(tex) == 1 + 2 * (2 + 4 * 6)
+    assert badge == pytest.approx(tex, abs=2e-3)
+    for circle in brand.LOGO:  # the curves are circles: the midpoint of each quarter on the radius
+        (x0, y0), quarters = circle.path()
+        for x1, y1, x2, y2, x3, y3 in quarters:
+            mx, my = (x0 + 3 * x1 + 3 * x2 + x3) / 8, (y0 + 3 * y1 + 3 * y2 + y3) / 8
+            assert math.hypot(mx - circle.cx, my - circle.cy) == pytest.approx(circle.r, rel=3e-4)
+            x0, y0 = x3, y3
+
+
+def test_one_xmp_limit_for_the_facts_reader_and_the_stamper(tmp_path):
+    """A packet of exactly the limit is read by inspect and merged by stamp; one byte more is
+    refused by both, at the same size."""
+    assert xmp.MAX_PACKET == limits.MAX_XMP_PACKET
+    head = (b'<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">'
+            b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>')
+    tail = b'<?xpacket end="w"?>'
+    number = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+    for extra, readable in ((0, True), (1, False)):
+        packet = head + b" " * (limits.MAX_XMP_PACKET + extra - len(head) - len(tail)) + tail
+        pdf = _pdf_with_packet(tmp_path / f"x{extra}.pdf", packet)
+        assert pdf.stat().st_size < limits.MAX_XMP_PACKET // 100  # Flate: the size is the decoded one
+        seen = json.loads(pithtex_cli("inspect", str(pdf), "--json").stdout)
+        assert (seen["xmp"] is None) is readable, seen["xmp"]
+        stamp = pithtex_cli("stamp", str(pdf), "--number", number, "-o", str(tmp_path / f"out{extra}.pdf"))
+        assert stamp.returncode == (0 if readable else 1), stamp.stderr
+        if not readable:
+            assert "XMP metadata is unreadable" in stamp.stderr
+
+
+def _pdf_with_packet(path: Path, packet: bytes) -> Path:
+    """A one-page PDF whose XMP is `packet`, Flate-compressed (qpdf, hence pikepdf, always writes
+    metadata uncompressed, so this one is written by hand)."""
+    data = zlib.compress(packet, 9)
+    bodies = [b"<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>",
+              b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+              b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+              b"<< /Type /Metadata /Subtype /XML /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
+              % (len(data), data)]
+    out, offsets = bytearray(b"%PDF-1.7\n"), []
+    for i, body in enumerate(bodies, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(bodies) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(bodies) + 1, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_other_shared_facts_have_one_home():
+    strings = _constants(str)
+
+    def where(pred) -> list[str]:
+        return sorted({m for m, _line, v in strings if pred(v)})
+
+    assert where(lambda v: BASE32_ALPHABET in v or "A-Za-z2-7" in v or "A-Z2-7" in v) == ["pithtex/number.py"]
+    assert where(lambda v: "DejaVuSans.ttf" in v) == ["pithtex/metrics.py"]
+    assert where(lambda v: "this is a bug in pithtex" in v) == ["pithtex/errors.py"]
+    assert ("auto", *ROUTES, "all") == ENGINES and ROUTES == ("pdflatex", "latex", "xelatex")
+    for command in ("check", "bundle"):
+        sub = build_parser(command)._subparsers._group_actions[0].choices[command]
+        assert next(a for a in sub._actions if a.dest == "engine").choices == ENGINES
+    sizes = _products()
+    assert sizes[16 * 1024 * 1024] == {"pithtex/limits.py"}  # a record, wherever it is read
+    assert not sizes[8 * 1024 * 1024] & {"pithtex/pdf/xmp.py", "pithtex/pdf/facts.py", "pithtex/pdf/stamp.py"}
+
+
+def _products() -> dict[int, set[str]]:
+    """Sizes written as products of integers (16 * 1024 * 1024) and the modules writing them."""
+    out: dict[int, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and all(
+                    (isinstance(n, ast.Constant) and type(n.value) is int) or isinstance(n, (ast.BinOp, ast.Mult))
+                    for n in ast.walk(node) if not isinstance(n, ast.expr_context)):
+                value = eval(compile(ast.Expression(node), "<size>", "eval"))
+                out.setdefault(value, set()).add(path.relative_to(ROOT).as_posix())
+    return out
+
+
+def test_the_web_element_takes_its_response_limit_from_limits():
+    script = (ROOT / "web" / "dist" / "pith-badge.mjs").read_text(encoding="utf-8")
+    assert "const MAX_BYTES = C.limits.bytes;" in script
+    assert f'"bytes": {limits.MAX_RESPONSE_BYTES}' in script or f'"bytes":{limits.MAX_RESPONSE_BYTES}' in script
+    assert Path(ROOT / "pithtex" / "resolver.py").read_text().count("MAX_RESPONSE_BYTES") >= 1
