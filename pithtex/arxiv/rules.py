@@ -15,10 +15,7 @@ from pathlib import PurePosixPath
 from .. import sty
 from ..errors import InvalidNumber
 from ..number import PithNumber
-from ..sty_options import OPTION_NAMES
-from ..value import TYPE_CHECKING
-from . import texlive
-from .catalogue import (
+from ..rule_catalogue import (
     BBL_MISSING,
     HYPERXMP_ORDER,
     MISSING_FILE,
@@ -36,6 +33,9 @@ from .catalogue import (
     UNSAFE_PATH,
     WRONG_CASE,
 )
+from ..sty_options import OPTION_NAMES
+from ..value import TYPE_CHECKING
+from . import texlive
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
 from .upload import Upload
