@@ -14,3 +14,16 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 MAX_XMP_PACKET = 8 * 1024 * 1024
 # A resolver's answer, read by `pithtex verify`/`badge` and by pith-badge.js alike.
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+
+def usable_seconds(value: float, shown: str) -> float:
+    """`value` when it is a usable time limit: positive and finite (`inf` or `1e309` would be
+    no limit at all, and `nan` compares false with every deadline); else PithError (exit 2),
+    naming the setting as `shown` (`--timeout inf`, `PITH_TIMEOUT='abc'`)."""
+    import math
+
+    from .errors import PithError
+
+    if not (math.isfinite(value) and value > 0):
+        raise PithError(f"{shown}: give a positive, finite number of seconds")
+    return value

@@ -37,7 +37,7 @@ from . import brand, net
 from .arxivid import ArxivId
 from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
 from .files import read_input, write_atomic
-from .limits import MAX_RESPONSE_BYTES
+from .limits import MAX_RESPONSE_BYTES, usable_seconds
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
@@ -116,9 +116,7 @@ def _env_timeout() -> float | None:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise PithError(f"PITH_TIMEOUT={text!r}: give a positive, finite number of seconds")
-    return min(value, MAX_TIMEOUT)
+    return min(usable_seconds(value, f"PITH_TIMEOUT={text!r}"), MAX_TIMEOUT)
 
 
 class Resolver:

@@ -81,13 +81,10 @@ def add_command(subparsers: Subparsers, name: str, help: str, description: str,
 
 
 def time_limit(value: float, option: str) -> float:
-    """`value` when it is a usable time limit: positive and finite (`inf` or `1e309` would be
-    no limit at all, and `nan` compares false with every deadline); else PithError (exit 2)."""
-    import math
+    """`value` when it is a usable time limit for `option`; else PithError (exit 2)."""
+    from ..limits import usable_seconds
 
-    if not (math.isfinite(value) and value > 0):
-        raise PithError(f"{option} {value:g}: give a positive, finite number of seconds")
-    return value
+    return usable_seconds(value, f"{option} {value:g}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
