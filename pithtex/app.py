@@ -326,10 +326,11 @@ def stamp(plan: StampPlan, progress: bool = False) -> Stamped:
 def _options(number: PithNumber | str | None, record: str | Path | None, badge: bool, attach: bool, force: bool,
              password: bytes | None) -> tuple[Options, dict[str, Any] | None]:
     from .pdf.stamp import Options
+
+    if record is None:  # no record: json, hashlib and the record rules stay unloaded
+        return Options(_expect(number), None, badge, attach, force, password), None
     from .record import canonical_of, number_of, read_document
 
-    if record is None:
-        return Options(_expect(number), None, badge, attach, force, password), None
     document, data = read_document(record)
     held = number_of(canonical_of(document))
     if number:

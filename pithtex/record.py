@@ -13,12 +13,15 @@ import json
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any
 
 from .errors import InputError, PithError, RecordError
 from .files import open_input
 from .limits import MAX_RECORD_BYTES  # a record file larger than this is refused before parsing
 from .number import PithNumber
+from .value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # The rules for reading record JSON, shared with pith-badge.js (webassets bakes them in) and
 # held to by tests/fixtures/canon-vectors.json, which both run: a record nests at most

@@ -67,7 +67,7 @@ class LazyPattern:
         # Called only while an attribute is missing: the first use compiles and keeps the
         # pattern's methods on the instance, so later calls cost what a compiled one's do.
         compiled = re.compile(self.source)
-        for method in ("match", "fullmatch", "search", "finditer", "sub"):
+        for method in ("match", "fullmatch", "search", "finditer", "findall", "sub"):
             setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
 

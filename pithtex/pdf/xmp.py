@@ -22,6 +22,7 @@ from .. import brand
 from ..limits import MAX_XMP_PACKET as MAX_PACKET  # larger is not metadata: refused unparsed
 from ..value import TYPE_CHECKING
 from .errors import XmpError, XmpWriteError
+from .objects import LazyPattern
 
 # ElementTree is imported where a tree is built (a new packet needs none), and `typing`
 # is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.
@@ -51,11 +52,14 @@ PROPERTIES = (
 # structures); deeper is hostile, and the serialiser recurses once a level.
 MAX_DEPTH = 100
 # XML 1.0's Char production, negated: what no XML document may contain, even as a reference.
-FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_CHAR_REF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
+# Compiled on first use (its ranges cost 3 ms to compile, more than a whole stamp's XMP work);
+# ASCII text, the fresh packet's case, is checked against the C0 controls alone.
+FORBIDDEN = LazyPattern("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_FORBIDDEN_ASCII = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_CHAR_REF = LazyPattern(r"&#(x[0-9a-fA-F]+|[0-9]+);")
 # An & that starts none of XML's own references (a bare & or an HTML entity such as &nbsp;).
-_BARE_AMP = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)")
-_XML_DECL = re.compile(r"\A\s*<\?xml[^>]*\?>")
+_BARE_AMP = LazyPattern(r"&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)")
+_XML_DECL = LazyPattern(r"\A\s*<\?xml[^>]*\?>")
 _SPECIAL = re.compile("[&<>\"'\r\n\t]")
 # The XMP specification's own prefixes: a packet that uses one it never declares (some PDF
 # writers do) is given the declaration when --force salvages it.
@@ -69,8 +73,8 @@ KNOWN_PREFIXES = {
     "stEvt": "http://ns.adobe.com/xap/1.0/sType/ResourceEvent#", "pdfaid": PDFAID,
     "x": X, "rdf": RDF,
 }
-_USED_PREFIX = re.compile(r"</?([A-Za-z_][\w.-]*):[A-Za-z_]|\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=")
-_FIRST_TAG = re.compile(r"<[A-Za-z_][\w.:-]*")
+_USED_PREFIX = LazyPattern(r"</?([A-Za-z_][\w.-]*):[A-Za-z_]|\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=")
+_FIRST_TAG = LazyPattern(r"<[A-Za-z_][\w.:-]*")
 
 
 def _q(ns: str, local: str) -> str:
@@ -346,7 +350,7 @@ def _verify(packet: bytes, values: dict[str, str]) -> None:
 def _checked(xml: str) -> str:
     """The fresh packet is fixed text around escaped values: only a forbidden character could
     make it unparsable, and a regular expression finds one without loading an XML library."""
-    if FORBIDDEN.search(xml):
+    if (_FORBIDDEN_ASCII if xml.isascii() else FORBIDDEN).search(xml):
         raise XmpWriteError("a value for the XMP packet holds a character XML forbids")
     return xml
 
