@@ -9,21 +9,15 @@ then be bind-mounted at the same path there (tools/texlive-matrix.sh does so).
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from .texrun import in_texlive
+
 ARXIV_PRELOAD = "--preload=[ids,localrawstyles,nobibtex]latexml.sty"
-TEXLIVE_ROOT = os.environ.get("PITH_TEXLIVE_ROOT", "")
-
-
-def _command(folder: Path, *cmd: str) -> list[str]:
-    if not TEXLIVE_ROOT:
-        return list(cmd)
-    return ["chroot", TEXLIVE_ROOT, "/usr/bin/env", "-C", str(folder), *cmd]
 
 
 @dataclass
@@ -39,7 +33,7 @@ def convert(folder: Path, name: str = "paper", timeout: float = 240, arxiv: bool
     """folder/name.tex -> folder/name.html, as arXiv does it (arxiv=False: latexml.sty not
     preloaded, local .sty files read raw all the same)."""
     how = ARXIV_PRELOAD if arxiv else "--includestyles"
-    proc = subprocess.run(_command(folder, "latexmlc", how, f"--timeout={int(timeout)}",
+    proc = subprocess.run(in_texlive(folder, "latexmlc", how, f"--timeout={int(timeout)}",
                                    f"--dest={name}.html", f"{name}.tex"),
                           cwd=folder, capture_output=True, text=True, errors="replace",
                           timeout=timeout + 60, stdin=subprocess.DEVNULL)

@@ -22,7 +22,8 @@ STY = ROOT / "latex" / "pith.sty"
 TEXLIVE_ROOT = os.environ.get("PITH_TEXLIVE_ROOT", "")
 
 
-def _command(folder: Path, *cmd: str) -> list[str]:
+def in_texlive(folder: Path, *cmd: str) -> list[str]:
+    """`cmd` run in `folder`, inside PITH_TEXLIVE_ROOT's chroot when one is named."""
     if not TEXLIVE_ROOT:
         return list(cmd)
     return ["chroot", TEXLIVE_ROOT, "/usr/bin/env", "-C", str(folder), *cmd]
@@ -50,7 +51,7 @@ def compile_tex(folder: Path, route: str, name: str = "paper", passes: int = 1, 
     env = dict(os.environ, TEXINPUTS=f"{folder}{os.pathsep}", SOURCE_DATE_EPOCH="1700000000")
 
     def sh(*cmd: str) -> subprocess.CompletedProcess:
-        return subprocess.run(_command(folder, *cmd), cwd=folder, env=env, capture_output=True, text=True,
+        return subprocess.run(in_texlive(folder, *cmd), cwd=folder, env=env, capture_output=True, text=True,
                               errors="replace", timeout=240, stdin=subprocess.DEVNULL)
 
     source = f"{name}.tex"
