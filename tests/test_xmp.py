@@ -38,7 +38,7 @@ PDFA = b"""<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3
 
 def leaves(packet: bytes) -> set[tuple[str, str]]:
     """Every attribute and every text leaf as (qualified name, value)."""
-    root = fromstring(xmp._xml_body(packet))
+    root = fromstring(xmp.xml_body(packet))
     found = set()
     for el in root.iter():
         found.update((k, v) for k, v in el.attrib.items())

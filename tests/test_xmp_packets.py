@@ -67,7 +67,7 @@ def start_tags(data: bytes) -> list[tuple[str, dict[str, str]]]:
     tags: list[tuple[str, dict[str, str]]] = []
     parser = xml.parsers.expat.ParserCreate()  # no namespace processing: names as written
     parser.StartElementHandler = lambda name, attrs: tags.append((name, attrs))
-    parser.Parse(xmp._xml_body(data), True)
+    parser.Parse(xmp.xml_body(data), True)
     return tags
 
 
@@ -75,7 +75,7 @@ def declarations(data: bytes) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     parser = xml.parsers.expat.ParserCreate(namespace_separator=" ")
     parser.StartNamespaceDeclHandler = lambda prefix, uri: found.append((prefix or "", uri))
-    parser.Parse(xmp._xml_body(data), True)
+    parser.Parse(xmp.xml_body(data), True)
     return found
 
 
@@ -117,7 +117,7 @@ def test_default_namespace_stamped_reads_back_everywhere(tmp_path: Path):
         assert meta["pdf:Producer"] == "Writer 1.0" and meta["pdf:Keywords"] == "graphs, cycles"
         assert meta["dc:title"] == "On & off" and meta[f"{{{XMP_NAMESPACE}}}number"] == BODY
     assert b"xmlns:=" not in raw and b" :Producer" not in raw
-    xml.dom.minidom.parseString(xmp._xml_body(raw))  # a third parser agrees it is XML
+    xml.dom.minidom.parseString(xmp.xml_body(raw))  # a third parser agrees it is XML
     with out.open("rb") as fh:
         reader = PdfReader(fh)
         assert reader.xmp_metadata is not None and reader.xmp_metadata.dc_format == "application/pdf"
@@ -180,7 +180,7 @@ def test_salvage_keeps_every_complete_property(broken: bytes, kept: list[str], l
     with pytest.raises(xmp.XmpError):
         xmp.merge(broken, VALUES)
     merged = xmp.merge(None, VALUES, salvaged=xmp.salvage(broken))
-    text = xml.dom.minidom.parseString(xmp._xml_body(merged)).documentElement.toxml()
+    text = xml.dom.minidom.parseString(xmp.xml_body(merged)).documentElement.toxml()
     assert all(value.replace("&", "&amp;") in text for value in kept), text
     assert not any(value in text for value in lost), text
     assert xmp.read_pith(merged)["number"] == BODY
@@ -235,7 +235,7 @@ def test_any_layout_of_declarations_survives(descs):
     before, after = start_tags(data), start_tags(merged)
     assert after[:len(before)] == before
     assert xmp.read_pith(merged)["number"] == BODY
-    pikepdf_meta_ok = xml.dom.minidom.parseString(xmp._xml_body(merged))
+    pikepdf_meta_ok = xml.dom.minidom.parseString(xmp.xml_body(merged))
     assert pikepdf_meta_ok.documentElement.tagName == "x:xmpmeta"
 
 

@@ -100,7 +100,7 @@ def parse(packet: bytes, writing: bool = True) -> Parsed:
     not XML. Only a tree to be written again needs each element's prefixes (`writing`)."""
     if len(packet) > MAX_PACKET:
         raise XmpError("XMP packet too large")
-    parsed, _ended, fault = _read(_xml_body(packet), writing)
+    parsed, _ended, fault = _read(xml_body(packet), writing)
     if fault is not None:
         raise XmpError(fault)
     if parsed is None:
@@ -177,7 +177,7 @@ def _written_prefixes(body: bytes) -> list[tuple[str, dict[str, str]]]:
     return names
 
 
-def _xml_body(packet: bytes) -> bytes:
+def xml_body(packet: bytes) -> bytes:
     """The XML between the xpacket wrapper (processing instructions, padding, junk dropped)."""
     start = -1
     for tag in (b"<x:xmpmeta", b"<x:xapmeta", b"<rdf:RDF"):
@@ -244,7 +244,7 @@ def salvage(packet: bytes) -> Parsed | None:
     """
     if len(packet) > MAX_PACKET:
         return None
-    text = _decode(_xml_body(packet))
+    text = _decode(xml_body(packet))
     text = _XML_DECL.sub("", text)
     text = _CHAR_REF.sub(lambda m: "" if FORBIDDEN.match(_char(m.group(1))) else m.group(0), text)
     text = _declare_known(_BARE_AMP.sub("&amp;", FORBIDDEN.sub("", text)))
@@ -340,7 +340,7 @@ def _verify(packet: bytes, values: dict[str, str]) -> None:
     from xml.etree.ElementTree import ParseError, fromstring
 
     try:
-        root = fromstring(_xml_body(packet))
+        root = fromstring(xml_body(packet))
     except ParseError as exc:
         raise XmpWriteError(f"the merged XMP packet does not parse: {exc}") from None
     if any(read_property(root, PITH, local) != values[local] for local in values if values[local]):
