@@ -181,3 +181,61 @@ def test_pdf_route_with_latexs_own_latexml_sty(tmp_path):
     facts = read_facts(run.pdf)
     assert facts.info_number == BODY
     assert URL in facts.link_uris
+
+
+# Title blocks without \maketitle: LaTeXML still sets the title block first in the HTML.
+NO_MAKETITLE = {
+    # article with \title and \author but no \maketitle: before the first \section.
+    "article": ("\\documentclass{article}\n\\usepackage{pith}\n\\pithnumber{" + BODY + "}\n"
+                "\\title{A Title}\\author{An Author}\n\\begin{document}\n"
+                "\\section{Intro}\nText.\n\\end{document}\n", 'class="ltx_authors"'),
+    # iopart (LaTeXML's own binding of it): its block ends with the abstract, and its
+    # \maketitle, a \newpage, is left out as in most IOP papers.
+    "iopart": ("\\documentclass[12pt]{iopart}\n\\usepackage{pith}\n\\pithnumber{" + BODY + "}\n"
+               "\\begin{document}\n\\title{A Title}\n\\author{An Author}\n\\address{A Place}\n"
+               "\\begin{abstract}\nAn abstract.\n\\end{abstract}\n\\section{Intro}\nText.\n\\end{document}\n",
+               'class="ltx_abstract"'),
+}
+
+
+@pytest.mark.parametrize("cls", sorted(NO_MAKETITLE))
+def test_title_block_without_maketitle(tmp_path, cls):
+    tex, last_of_block = NO_MAKETITLE[cls]
+    (tmp_path / "paper.tex").write_text(tex)
+    (tmp_path / "pith.sty").write_bytes(STY.read_bytes())
+    run = convert(tmp_path)
+    assert run.html, run.log[-1500:]
+    _no_pith_complaint(run.log)
+    badges = [link for link in links(run.html) if link.href == URL]
+    assert len(badges) == 1, [link.href for link in links(run.html)]
+    html = run.html
+    assert (html.index("ltx_title_document") < html.index(last_of_block) < badges[0].offset
+            < html.index("ltx_title_section"))
+
+
+BEAMER = ("\\documentclass{beamer}\n\\usetheme{Berlin}\n%PITH\n\\title{A Talk}\\author{A Speaker}"
+          "\\date{1 December 2026}\n\\begin{document}\n\\begin{frame}\n\\titlepage\n\\end{frame}\n"
+          "\\section{One}\n\\begin{frame}{First}\nText.\n\\end{frame}\n\\end{document}\n")
+
+
+def test_beamer_title_frame(tmp_path):
+    """LaTeXML's beamer binding sets the title page in the first slide, filling in title,
+    authors and date at its end: the badge is in that slide, once (LaTeXML typesets a
+    frame more than once). The binding's own complaints about \\titlepage come with or
+    without pith, and pith adds none."""
+    said = {}
+    for variant, lines in (("without", ""), ("with", f"\\usepackage{{pith}}\\pithnumber{{{BODY}}}")):
+        folder = tmp_path / variant
+        folder.mkdir()
+        (folder / "paper.tex").write_text(BEAMER.replace("%PITH", lines))
+        (folder / "pith.sty").write_bytes(STY.read_bytes())
+        run = convert(folder)
+        assert run.html, run.log[-1500:]
+        # pith goes on the %PITH line: the complaints' line numbers agree
+        said[variant] = [re.sub(r"/tmp\S+", "", line) for line in complaints(run.log)]
+    assert said["with"] == said["without"]
+    badges = [link for link in links(run.html) if link.href == URL]
+    assert len(badges) == 1, [link.href for link in links(run.html)]
+    html = run.html
+    slide = html.index('class="ltx_titlepage"')
+    assert slide < badges[0].offset < html.index("ltx_title_titlepage") < html.index("ltx_title_section")
