@@ -10,6 +10,12 @@ per-round ratios; wall time too), on the system's LaTeXML and, when it is built,
 one in the forky chroot of `make texlive-matrix` (LaTeXML 0.8.8). Target: <= 1.2x.
 
     .venv/bin/python bench/latexml.py [--rounds 5] [--examples article,revtex4-2] [--no-chroot]
+    .venv/bin/python bench/latexml.py --papers PAPERS [--rounds 3]
+
+With --papers, real papers instead (PAPERS: one folder per paper, as bench/realpapers.py
+takes them): each as its authors wrote it, and with `\\usepackage{pith}` + `\\pithnumber`
+added after \\documentclass and pith.sty beside it. `badges` counts the links to the
+number's page in the HTML with pith (1 expected; 0 for a review copy).
 """
 
 from __future__ import annotations
@@ -33,8 +39,9 @@ from pithtex.sty import write_beside  # noqa: E402
 EXAMPLES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
 CHROOT = Path("/var/cache/pithtex-texlive/forky")
 LATEXMLC = ["latexmlc", "--preload=[ids,localrawstyles,nobibtex]latexml.sty", "--timeout=1200",
-            "--dest=paper.html", "paper.tex"]
+            "--dest=paper.html"]
 TARGET = 1.2
+URL = "https://pith.science/pith/YBK5PTAKOSCXY2WMLIIB7DMYH6"
 
 
 def strip_pith(tex: str) -> str:
@@ -44,23 +51,38 @@ def strip_pith(tex: str) -> str:
     return re.sub(r"\\pith(long|short|badge)(\{\})?", "", tex)
 
 
-def prepare(base: Path, example: str) -> tuple[Path, Path]:
+def prepare(base: Path, example: str) -> tuple[Path, Path, str]:
+    """An example as it is, and its pith-less twin; and the main file's name."""
     with_pith, without = base / f"{example}-pith", base / f"{example}-bare"
     for folder in (with_pith, without):
         shutil.copytree(ROOT / "examples" / example, folder)
     write_beside(with_pith)
     tex = without / "paper.tex"
     tex.write_text(strip_pith(tex.read_text()))
-    return with_pith, without
+    return with_pith, without, "paper.tex"
 
 
-def convert(folder: Path, root: Path | None) -> tuple[float, float, str]:
+def prepare_paper(base: Path, paper: Path) -> tuple[Path, Path, str]:
+    """A real paper with pith added after \\documentclass, and as its authors wrote it."""
+    from realpapers import insert_pith, main_file  # bench/ is on the path of a bench script
+
+    with_pith, without = base / f"{paper.name}-pith", base / f"{paper.name}-bare"
+    for folder in (with_pith, without):
+        shutil.copytree(paper, folder, symlinks=True)
+    main = main_file(paper).relative_to(paper)
+    tex = with_pith / main
+    tex.write_text(insert_pith(tex.read_text(errors="replace"), "class"))
+    write_beside(with_pith)
+    return with_pith, without, str(main)
+
+
+def convert(folder: Path, root: Path | None, main: str = "paper.tex") -> tuple[float, float, str]:
     """CPU seconds of latexmlc (children included), wall seconds, and its log."""
     if root is None:
-        cmd, cwd = LATEXMLC, folder
+        cmd, cwd = [*LATEXMLC, main], folder
     else:
         inside = "/" + str(folder.relative_to(root))
-        cmd, cwd = ["chroot", str(root), "/usr/bin/env", "-C", inside, *LATEXMLC], None
+        cmd, cwd = ["chroot", str(root), "/usr/bin/env", "-C", inside, *LATEXMLC, main], None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace",
@@ -78,20 +100,27 @@ def version(root: Path | None) -> str:
     return found.group(1) if found else "?"
 
 
-def bench_site(label: str, root: Path | None, examples: list[str], rounds: int) -> list[tuple]:
+def badges(folder: Path) -> int:
+    """Links to the number's page in the HTML LaTeXML wrote."""
+    html = folder / "paper.html"
+    return html.read_text(errors="replace").count(f'href="{URL}"') if html.exists() else 0
+
+
+def bench_site(label: str, root: Path | None, examples: list[str], rounds: int,
+               papers: list[Path] | None = None) -> list[tuple]:
     parent = (root / "tmp") if root else None
     base = Path(tempfile.mkdtemp(prefix="pith-latexml-", dir=parent))
     rows = []
     try:
-        for example in examples:
-            pair = prepare(base, example)
+        for example in (papers or examples):
+            *pair, main = prepare_paper(base, example) if papers else prepare(base, example)
             cpu = {0: [], 1: []}
             wall = {0: [], 1: []}
             pith_said = []
             for r in range(rounds):
                 order = (0, 1) if r % 2 == 0 else (1, 0)
                 for which in order:
-                    c, w, log = convert(pair[which], root)
+                    c, w, log = convert(pair[which], root, main)
                     cpu[which].append(c)
                     wall[which].append(w)
                     if which == 0:
@@ -99,9 +128,10 @@ def bench_site(label: str, root: Path | None, examples: list[str], rounds: int) 
                                      if re.match(r"(Error|Warning|Fatal):", line) and "pith" in line.lower()]
             ratio = statistics.median(a / b for a, b in zip(cpu[0], cpu[1], strict=True))
             wall_ratio = statistics.median(a / b for a, b in zip(wall[0], wall[1], strict=True))
-            rows.append((label, example, statistics.median(cpu[1]), statistics.median(cpu[0]), ratio,
-                         wall_ratio, len(pith_said)))
-            print(f"  {label:<14} {example:<11} done", file=sys.stderr)
+            name = example.name if papers else example
+            rows.append((label, name, statistics.median(cpu[1]), statistics.median(cpu[0]), ratio,
+                         wall_ratio, len(pith_said), badges(pair[0])))
+            print(f"  {label:<14} {name:<11} done", file=sys.stderr)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return rows
@@ -112,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--examples", default=",".join(EXAMPLES))
     ap.add_argument("--no-chroot", action="store_true", help="only the system's LaTeXML")
+    ap.add_argument("--papers", type=Path, help="a folder of real papers, one folder each, instead of the examples")
     args = ap.parse_args(argv)
     examples = [e for e in args.examples.split(",") if e]
+    papers = sorted(p for p in args.papers.iterdir() if p.is_dir()) if args.papers else None
     sites: list[tuple[str, Path | None]] = []
     if shutil.which("latexmlc"):
         sites.append((f"system {version(None)}", None))
@@ -124,14 +156,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     rows = []
     for label, root in sites:
-        rows += bench_site(label, root, examples, args.rounds)
+        rows += bench_site(label, root, examples, args.rounds, papers)
     print(f"LaTeXML as arXiv runs it, {args.rounds} interleaved rounds; CPU seconds (median), "
           f"ratio = median of per-round ratios; target <= {TARGET}x")
-    print(f"{'LaTeXML':<14} {'example':<11} {'without':>8} {'with':>8} {'ratio':>6} {'wall':>6} {'pith msgs':>9}")
+    print(f"{'LaTeXML':<14} {'example':<11} {'without':>8} {'with':>8} {'ratio':>6} {'wall':>6} {'pith msgs':>9}"
+          f" {'badges':>6}")
     worst = 0.0
-    for label, example, bare, pith, ratio, wall_ratio, said in rows:
+    for label, example, bare, pith, ratio, wall_ratio, said, links in rows:
         worst = max(worst, ratio)
-        print(f"{label:<14} {example:<11} {bare:>7.2f}s {pith:>7.2f}s {ratio:>5.2f}x {wall_ratio:>5.2f}x {said:>9}")
+        print(f"{label:<14} {example:<11} {bare:>7.2f}s {pith:>7.2f}s {ratio:>5.2f}x {wall_ratio:>5.2f}x {said:>9}"
+              f" {links:>6}")
     print(f"worst ratio {worst:.2f}x ({'within' if worst <= TARGET else 'OVER'} the {TARGET}x target)")
     return 0
 
