@@ -15,7 +15,8 @@ one in the forky chroot of `make texlive-matrix` (LaTeXML 0.8.8). Target: <= 1.2
 With --papers, real papers instead (PAPERS: one folder per paper, as bench/realpapers.py
 takes them): each as its authors wrote it, and with `\\usepackage{pith}` + `\\pithnumber`
 added after \\documentclass and pith.sty beside it. `badges` counts the links to the
-number's page in the HTML with pith (1 expected; 0 for a review copy).
+number's page in the HTML with pith (1 expected; 0 for a review copy); `title without
+pith` says whether LaTeXML set the paper's title at all without pith.
 """
 
 from __future__ import annotations
@@ -100,16 +101,25 @@ def version(root: Path | None) -> str:
     return found.group(1) if found else "?"
 
 
+def html_of(folder: Path) -> str:
+    html = folder / "paper.html"
+    return html.read_text(errors="replace") if html.exists() else ""
+
+
 def badges(folder: Path) -> int:
     """Links to the number's page in the HTML LaTeXML wrote."""
-    html = folder / "paper.html"
-    return html.read_text(errors="replace").count(f'href="{URL}"') if html.exists() else 0
+    return html_of(folder).count(f'href="{URL}"')
+
+
+def titled(folder: Path) -> str:
+    """Whether LaTeXML set a title at all (some papers' own classes defeat it, pith or not)."""
+    return "yes" if re.search(r"ltx_title_(document|titlepage)", html_of(folder)) else "no"
 
 
 def bench_site(label: str, root: Path | None, examples: list[str], rounds: int,
                papers: list[Path] | None = None) -> list[tuple]:
     parent = (root / "tmp") if root else None
-    base = Path(tempfile.mkdtemp(prefix="pith-latexml-", dir=parent))
+    base = Path(tempfile.mkdtemp(prefix="latexml-bench-", dir=parent))
     rows = []
     try:
         for example in (papers or examples):
@@ -130,7 +140,7 @@ def bench_site(label: str, root: Path | None, examples: list[str], rounds: int,
             wall_ratio = statistics.median(a / b for a, b in zip(wall[0], wall[1], strict=True))
             name = example.name if papers else example
             rows.append((label, name, statistics.median(cpu[1]), statistics.median(cpu[0]), ratio,
-                         wall_ratio, len(pith_said), badges(pair[0])))
+                         wall_ratio, len(pith_said), badges(pair[0]), titled(pair[1])))
             print(f"  {label:<14} {name:<11} done", file=sys.stderr)
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -160,12 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"LaTeXML as arXiv runs it, {args.rounds} interleaved rounds; CPU seconds (median), "
           f"ratio = median of per-round ratios; target <= {TARGET}x")
     print(f"{'LaTeXML':<14} {'example':<11} {'without':>8} {'with':>8} {'ratio':>6} {'wall':>6} {'pith msgs':>9}"
-          f" {'badges':>6}")
+          f" {'badges':>6} {'title without pith':>18}")
     worst = 0.0
-    for label, example, bare, pith, ratio, wall_ratio, said, links in rows:
+    for label, example, bare, pith, ratio, wall_ratio, said, links, title in rows:
         worst = max(worst, ratio)
         print(f"{label:<14} {example:<11} {bare:>7.2f}s {pith:>7.2f}s {ratio:>5.2f}x {wall_ratio:>5.2f}x {said:>9}"
-              f" {links:>6}")
+              f" {links:>6} {title:>18}")
     print(f"worst ratio {worst:.2f}x ({'within' if worst <= TARGET else 'OVER'} the {TARGET}x target)")
     return 0
 
