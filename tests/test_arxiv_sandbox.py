@@ -138,6 +138,113 @@ def test_ctrl_c_stops_every_route_at_once_and_leaves_nothing(tmp_path: Path, eng
     assert list(scratch.iterdir()) == []  # sandboxes and the private TeX trees removed
 
 
+# `pithtex check` run in the main thread of a Python process whose helper thread plays the
+# user: once TeX runs and the main thread waits for the routes, it sends the Ctrl-C. Mode
+# "thread": the signal goes to the helper thread itself (pthread_kill), as the kernel may hand
+# a Ctrl-C to any thread (a worker that unblocks signals after starting TeX, while a loaded
+# machine has not yet run the main thread); Python then runs the handler in the main thread,
+# but only once that thread wakes up. Mode "every-line": the Ctrl-C goes to the process, and
+# from then on another one lands on every line pithtex/arxiv runs in the main thread (a
+# sys.settrace hook) until the check's folder is gone, so no clean-up step can be cut short
+# without the test seeing it.
+CTRL_C_DRIVER = r"""
+import os, signal, sys, threading, time
+from pathlib import Path
+
+mode, count_file, runs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+scratch = os.environ["TMPDIR"]
+sent = cut = 0  # Ctrl-Cs sent during the clean-up, and those that broke into it
+
+def tex_runs():
+    found = 0
+    for cwd in Path("/proc").glob("[0-9]*/cwd"):
+        try:
+            link = os.readlink(cwd)
+        except OSError:
+            continue
+        found += link.startswith(scratch) and "/pithtex-check-" in link
+    return found
+
+def main_waits():
+    main = threading.main_thread()
+    frame = sys._current_frames().get(main.ident)
+    stat = Path(f"/proc/self/task/{main.native_id}/stat").read_text().rsplit(")", 1)[1].split()
+    return frame is not None and "wait" in frame.f_code.co_name and stat[0] == "S"
+
+def user():
+    while tex_runs() < runs or not main_waits():
+        time.sleep(0.01)
+    if mode == "thread":
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+    else:
+        os.kill(os.getpid(), signal.SIGINT)
+
+interrupted = False
+
+def on_line(frame, event, arg):
+    global interrupted, sent, cut
+    if event == "exception" and arg[0] is KeyboardInterrupt:
+        interrupted = True
+    elif event == "line" and interrupted and any(Path(scratch).glob("pithtex-check-*")):  # until it is gone
+        sent += 1
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # Python runs the handler before kill returns
+        except KeyboardInterrupt:
+            cut += 1
+            raise
+        finally:
+            count_file.write_text(f"{sent} {cut}")
+    return on_line
+
+def on_call(frame, event, arg):
+    return on_line if "/pithtex/arxiv/" in frame.f_code.co_filename else None
+
+threading.Thread(target=user, daemon=True).start()
+if mode == "every-line":
+    sys.settrace(on_call)
+from pithtex.cli import main
+code = main(sys.argv[4:])
+sys.settrace(None)
+sys.exit(code)
+"""
+
+
+# TeX runs to wait for: with --engine all the shared first pass and xelatex (the other routes
+# wait for the first pass); with one route its own run, watched by the main thread itself.
+@pytest.mark.parametrize("mode, engine, runs", [("thread", "all", 2), ("every-line", "all", 2),
+                                                ("every-line", "latex", 1)])
+def test_ctrl_c_taken_by_any_thread_or_repeated_on_every_line_stops_everything(tmp_path: Path, mode: str,
+                                                                              engine: str, runs: int):
+    paper = copy_plain(tmp_path, "\\maketitle", "\\maketitle\n\\def\\loop{\\loop}\\loop")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    count = tmp_path / "sent"
+    # A time limit far beyond the hang guard: a missed Ctrl-C shows as a hang, not as a slow pass.
+    cmd = [sys.executable, "-c", CTRL_C_DRIVER, mode, str(count), str(runs),
+           "check", str(paper), "--engine", engine, "--timeout", "600"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(scratch)}, cwd=ROOT)
+    try:
+        _, err = proc.communicate(timeout=120)  # a hang guard only: an interrupted check ends in well under 1 s
+    except subprocess.TimeoutExpired:
+        err = None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in tex_processes_in(scratch):  # a route that was never stopped would loop for 600 s
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert err is not None, "pithtex check still ran 120 s after the Ctrl-C"
+    assert proc.returncode == 130 and err.strip() == "pithtex: interrupted", err
+    time.sleep(0.2)
+    assert tex_processes_in(scratch) == []
+    assert list(scratch.iterdir()) == []
+    if mode == "every-line":  # a Ctrl-C on each line of the clean-up, and none broke into it
+        sent, cut = map(int, count.read_text().split())
+        assert (cut, sent >= 20) == (0, True), (sent, cut)
+
+
 def test_a_paper_that_writes_without_end_is_stopped_at_the_output_cap(tmp_path: Path):
     # The runaway paper of issue 11: TeX prints until the disk is full. A small cap keeps the
     # test quick; the default is 50 MB (sandbox.LOG_CAP).

@@ -45,7 +45,8 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: flo
     if not out.name.endswith((".tar.gz", ".tgz")):
         raise PithError(f"{out}: the upload archive must be a .tar.gz (or .tgz)")
     output_path(out)  # refuse a folder, device, FIFO or missing folder before compiling
-    with open_upload(path, mains) as original, sandbox.scratch() as tmp, texlive.private_trees(tmp) as trees:
+    with (sandbox.ctrl_c_once(), open_upload(path, mains) as original, sandbox.scratch() as tmp,
+          texlive.private_trees(tmp) as trees):
         staged = stage(original, tmp / "stage")
         (tmp / "build").mkdir()
         result = analyse(staged, engine, tmp / "build", sandbox.Limits(trees, timeout, log_cap))

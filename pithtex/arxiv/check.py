@@ -102,7 +102,8 @@ class Check:
 
 def check_path(path: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
                mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP) -> Check:
-    with open_upload(path, mains) as upload, sandbox.scratch() as tmp, texlive.private_trees(tmp) as trees:
+    with (sandbox.ctrl_c_once(), open_upload(path, mains) as upload, sandbox.scratch() as tmp,
+          texlive.private_trees(tmp) as trees):
         return analyse(upload, engine, tmp, sandbox.Limits(trees, timeout, log_cap))
 
 
@@ -155,9 +156,10 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
         # first pass and start from its .aux, so their first run already resolves references.
         pool = ThreadPoolExecutor(max_workers=len(routes) + 1)
         try:
-            seed = pool.submit(sandbox.first_pass, upload, tmp / "seed", limits)
-            futures = [pool.submit(one, r, seed) for r in routes]
-            outcomes = [f.result() for f in futures]
+            with sandbox.sigint_deferred():  # a worker started mid-submit would be one shutdown never joins
+                seed = pool.submit(sandbox.first_pass, upload, tmp / "seed", limits)
+                futures = [pool.submit(one, r, seed) for r in routes]
+            outcomes = sandbox.wait_each(futures)  # never an unbounded wait: see wait_each
         except BaseException:  # Ctrl-C: stop the TeX runs first, or the pool would wait for them
             sandbox.stop_all()
             raise

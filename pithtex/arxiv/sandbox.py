@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +35,10 @@ from .texlive import tex_env
 from .upload import Upload
 
 if TYPE_CHECKING:
-    from typing import IO
+    from concurrent.futures import Future
+    from typing import IO, TypeVar
+
+    T = TypeVar("T")
 
 
 # XeTeX loads OpenType fonts through fontconfig and is the slowest route on every example;
@@ -263,8 +267,11 @@ _STOPPING = threading.Event()
 
 
 def stop_all() -> None:
-    """Kill every running process group of this check and start no more (after Ctrl-C)."""
-    with _LIVE_LOCK:  # the same lock as the start of a step: none can start unseen
+    """Kill every running process group of this check and start no more (after Ctrl-C).
+
+    Deferred: a second Ctrl-C that came while this waits for a step's start to finish
+    cut it short before anything was stopped, and the routes ran on to their time limit."""
+    with sigint_deferred(), _LIVE_LOCK:  # the same lock as the start of a step: none can start unseen
         _STOPPING.set()
         for proc in _LIVE:
             with contextlib.suppress(ProcessLookupError):
@@ -281,23 +288,28 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
         cmd = ["nice", "-n", str(nice), *cmd]
     before = _written(cwd)
     with tempfile.TemporaryFile(prefix="pithtex-out-") as out:
-        with _LIVE_LOCK:
-            if _STOPPING.is_set():
-                return Step(None, "stopped", "interrupted")
-            try:
-                proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
-            except OSError as exc:
-                return Step(127, f"{cmd[0]}: {exc.strerror}")
-            _LIVE.add(proc)
+        proc = None
         try:
+            # Started and listed with Ctrl-C deferred: one that landed between the two left a
+            # run nobody would kill (its own group does not get Ctrl-C), looping until the end.
+            with sigint_deferred(), _LIVE_LOCK:
+                if _STOPPING.is_set():
+                    return Step(None, "stopped", "interrupted")
+                try:
+                    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+                except OSError as exc:
+                    return Step(127, f"{cmd[0]}: {exc.strerror}")
+                _LIVE.add(proc)
             stopped = _watch(proc, out, watch, limits, (cwd, before))
         except BaseException:  # Ctrl-C in this thread: the run is in its own group, so end it here
-            _kill(proc)
+            if proc is not None:
+                _kill(proc)
             raise
         finally:
-            with _LIVE_LOCK:
-                _LIVE.discard(proc)
+            if proc is not None:
+                with _LIVE_LOCK:
+                    _LIVE.discard(proc)
         if stopped is None and _STOPPING.is_set():
             stopped = "interrupted"
         return Step(None if stopped else proc.returncode, _tail(out), stopped)
@@ -367,6 +379,61 @@ def _tail(out: IO[bytes]) -> str:
     return out.read().decode("utf-8", "replace")[-TAIL_CHARS:]
 
 
+def wait_each(futures: list[Future[T]]) -> list[T]:
+    """Each future's result, in order (the first failure raised as soon as it is reached), waited
+    for in slices of POLL_SECONDS.
+
+    The kernel may hand Ctrl-C to any thread of the process, e.g. a worker that has just
+    started a TeX run (it unblocks signals after the fork): Python then runs the handler in
+    the main thread only, and only once that thread wakes up. An unbounded wait held it until
+    the slowest route ended, a looping paper's whole time limit."""
+    out = []
+    for f in futures:
+        while not f.done():
+            wait([f], timeout=POLL_SECONDS)
+        out.append(f.result())
+    return out
+
+
+class _CtrlC:
+    """The SIGINT handler while a check runs: the first Ctrl-C raises KeyboardInterrupt and from
+    then on Ctrl-C is only counted, so the interrupted check's clean-up (stop every run, wait for
+    the workers, remove the folders) is never cut short, wherever the next one lands."""
+
+    def __init__(self) -> None:
+        self.deferring = False
+        self.seen = 0
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.deferring:
+            self.seen += 1
+            return
+        self.deferring = True
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def ctrl_c_once() -> Iterator[None]:
+    """Ctrl-C handled by `_CtrlC` for the block (main thread, Python's own handler only: a caller
+    with a handler of its own, or an outer check, keeps it). A Ctrl-C counted after an interrupt
+    that was swallowed inside the block is raised when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.getsignal(signal.SIGINT)
+    if old is not signal.default_int_handler:
+        yield
+        return
+    guard = _CtrlC()
+    signal.signal(signal.SIGINT, guard)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if guard.seen:  # only reached when the block ended without an exception
+        raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def scratch() -> Iterator[Path]:
     """The check's private scratch folder (mode 0700), removed on every way out.
@@ -375,23 +442,40 @@ def scratch() -> Iterator[Path]:
     goes; a second Ctrl-C during the removal takes effect once the folder is gone.
     """
     _STOPPING.clear()  # a new check in this process (a library caller after an interrupt)
-    tmp = Path(tempfile.mkdtemp(prefix="pithtex-check-"))
-    try:
-        yield tmp
-    except BaseException:
-        stop_all()
-        raise
-    finally:
-        with sigint_deferred():
-            shutil.rmtree(tmp, ignore_errors=True)
+    with ctrl_c_once():
+        tmp: Path | None = None
+        try:
+            with sigint_deferred():  # made and named together, so the finally always removes it
+                tmp = Path(tempfile.mkdtemp(prefix="pithtex-check-"))
+            yield tmp
+        except BaseException:
+            stop_all()
+            raise
+        finally:
+            if tmp is not None:
+                with sigint_deferred():
+                    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @contextlib.contextmanager
 def sigint_deferred() -> Iterator[None]:
     """Ctrl-C during the block is remembered and acted on when the block ends (main thread only:
-    only there can Python change signal handlers)."""
+    only there can Python change signal handlers). Under a check's `ctrl_c_once` handler this
+    only sets its flag; after an interrupt it was already set, so nothing more is raised."""
     if threading.current_thread() is not threading.main_thread():
         yield
+        return
+    guard = signal.getsignal(signal.SIGINT)
+    if isinstance(guard, _CtrlC):  # a check's handler: no swap, which a Ctrl-C could land before
+        was, before = guard.deferring, guard.seen
+        guard.deferring = True
+        try:
+            yield
+        finally:
+            guard.deferring = was
+            if not was and guard.seen > before:
+                guard.deferring = True  # as if it came now: what follows is the interrupt's clean-up
+                raise KeyboardInterrupt
         return
     seen: list[int] = []
     old = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
