@@ -66,6 +66,17 @@ def test_an_option_defines_the_keys_and_takes_effect(tmp_path):
     assert f"pith:{BODY[:8]}" in text and BODY not in text
 
 
+def test_keys_first_defined_in_a_group_are_there_after_it(tmp_path):
+    """l3keys defines keys locally: a first \\pithsetup inside a group must not leave the
+    next one outside it with no keys."""
+    setup = "\\begingroup\\pithsetup{size=small}\\endgroup\n\\pithsetup{style=short}\n"
+    write_doc(tmp_path, PAPER.format(fonts="", pith=PITH + setup))
+    run = compile_tex(tmp_path, "pdflatex")
+    assert run.pdf is not None and "! " not in run.log, run.log[-2000:]
+    text = subprocess.run(["pdftotext", str(run.pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert f"pith:{BODY[:8]}" in text and BODY not in text
+
+
 @pytest.mark.parametrize(("fonts", "typewriter"), [("", "CMTT9"), ("\\usepackage{lmodern}\n", "LMMono9-Regular")])
 def test_the_badge_is_in_the_documents_typewriter(tmp_path, fonts, typewriter):
     added_by_pith(tmp_path, fonts=fonts)
