@@ -410,6 +410,27 @@ def test_anonymous_false_overrides_a_review_mode(tmp_path):
 
 
 
+BLOCK_LEFT = "\\typeout{PITHTEST \\the\\dimexpr 1in+\\hoffset+\\oddsidemargin\\relax}\n"
+
+
+@pytest.mark.parametrize("pith_first", [True, False], ids=["pith-first", "pith-after"])
+def test_iclr_camera_ready_badge_flush_left_as_its_title_block(tmp_path, pith_first):
+    """ICLR sets title and authors flush left: so is the badge of a camera-ready copy (the
+    stand-in's \\maketitle is article's, so the text block's left edge is the measure)."""
+    (tmp_path / "iclr2025_conference.sty").write_text(VENUES["iclr2025_conference"] + "\n")
+    iclr = "\\usepackage{iclr2025_conference}\n\\iclrfinalcopy\n"
+    text = ("\\documentclass{article}\n" + (NUMBER + iclr if pith_first else iclr + NUMBER) + BLOCK_LEFT +
+            "\\title{The Quokka Title}\\author{Ada Lovelace}\n\\begin{document}\n\\maketitle\nKelp reef.\n"
+            "\\end{document}\n")
+    run = compile_paper(tmp_path, text, "pdflatex")
+    edge = float(re.search(r"PITHTEST (\S+)pt", run.log)[1]) * PT_TO_BP
+    page, badge = badge_on(run.pdf, 1)
+    title = words_of(page_words(run.pdf, 1), {"quokka"})
+    assert page == 1 and title and badge.top > title[0].bottom
+    assert abs(badge_left(run.pdf, 1) - edge) < 1.0, (badge_left(run.pdf, 1), edge)
+    assert landed(run.log) == ["page 1, title"]
+
+
 def test_every_review_mode_the_manual_lists_is_compiled_here():
     from pithtex.sty_options import REVIEW_MODES
 
