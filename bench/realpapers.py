@@ -24,7 +24,9 @@ shows text, not the block). Printed as a Markdown table:
 `Δ page` against the page's centre; `x, y` the badge's left edge and top from the page's
 top left (pt). The verdict is `ok` when the badge is on page 1 (or on the page that pith's
 log line says holds the title), x >= 40 pt, clear of every other word, centred on the text
-block (|Δ block| <= 6 pt) or flush left with it (its left edge within 6 pt of the block's),
+block (|Δ block| <= 6 pt) or flush left with it (its left edge within 6 pt of the block's, or
+just right of the 40 pt band when the block starts inside it), in beamer inside the title
+frame's body (below the headline, above the footline),
 the link is there, the paper compiles with no new errors and the page count grows by at
 most one; `ok (review copy)` when pith's log says a review mode withheld the badge;
 otherwise it names what failed.
@@ -52,8 +54,14 @@ PITH_LINES = f"\\usepackage{{pith}}\n\\pithnumber{{{NUMBER}}}\n"
 # Where the text block is on page 1, for the log only (the PDF shows text, not the block):
 # its left edge from the page's left (TeX's 1in origin, as pdfTeX and dvips use) and width.
 PROBE = ("\\AddToHook{begindocument/end}{\\typeout{realpapers: textblock "
-         "\\the\\dimexpr 1in+\\hoffset+\\oddsidemargin\\relax\\space\\the\\textwidth}}\n")
+         "\\the\\dimexpr 1in+\\hoffset+\\oddsidemargin\\relax\\space\\the\\textwidth}}\n"
+         # beamer: the first frame's headline and footline heights (beamer sets them per
+         # frame), so the verdict can see the badge clear of both bars (they are often
+         # drawn without words, which the overlap test cannot see).
+         "\\ifdefined\\footheight\\AddToHookNext{shipout/before}{\\typeout{realpapers: headfoot "
+         "\\the\\headheight\\space\\the\\footheight\\space\\the\\paperheight}}\\fi\n")
 TEX_TIMEOUT = 300
+ARXIV_BAND = 40.0  # pt from the page's left edge: arXiv stamps page 1 there
 
 
 @dataclass(frozen=True)
@@ -186,6 +194,12 @@ def block_left(log: str) -> float | None:
     return float(m[1]) if m else None
 
 
+def head_foot(log: str) -> tuple[float, float, float] | None:
+    """beamer's headline and footline heights on page 1 and the page's height (pt)."""
+    m = re.search(r"realpapers: headfoot (-?[\d.]+)pt (-?[\d.]+)pt (-?[\d.]+)pt", log)
+    return (float(m[1]), float(m[2]), float(m[3])) if m else None
+
+
 def landed(log: str) -> str:
     """pith.sty's own line: `page N, title|fallback|manual` or `withheld, MODE` (or '')."""
     m = re.search(r"^pith badge: (.*)$", log, re.M)
@@ -261,15 +275,25 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
     # abstract and highlights first).
     if index != 0 and landed(withpith.log) != f"page {index + 1}, title":
         faults.append(f"page {index + 1}")
-    if left < 40:
+    if left < ARXIV_BAND:
         faults.append("x<40")
     if any(badge.overlaps(w) for w in others):
         faults.append("overlaps text")
     # Centred on the text block, or flush left with it under a flush-left title block (the
     # line above and the page are shown for the eye).
+    # A block that starts inside arXiv's stamp band (beamer's metropolis: 1 cm) has the
+    # badge just right of the band instead.
     edge = block_left(withpith.log)
-    if not (abs(delta) <= 6 or (edge is not None and abs(left - edge) <= 6)):
+    flush = edge is not None and (abs(left - edge) <= 6 or (edge < ARXIV_BAND <= left <= ARXIV_BAND + 6))
+    if not (abs(delta) <= 6 or flush):
         faults.append("not aligned")
+    bars = head_foot(withpith.log)
+    if bars and rect:  # beamer: inside the frame's body, below the headline, above the footline
+        head, foot, height = bars
+        if min(badge.top, rect[1]) < head:
+            faults.append("in headline")
+        if max(badge.bottom, rect[3]) > height - foot:
+            faults.append("in footline")
     if new_errors > 0:
         faults.append("new errors")
     if withpith.pages > base.pages + 1:

@@ -14,8 +14,14 @@ from dataclasses import dataclass
 from . import brand
 
 EXAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
-# The example papers (examples/<class>/) whose page 1 the manual shows, built with it.
-MANUAL_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+# The example papers (examples/<class>/) whose page 1 the manual shows, built with it: one
+# per title block pith knows (iopart and LIPIcs are not in Debian's TeX Live, so none).
+MANUAL_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs",
+                  "cas-dc", "scrartcl", "beamer")
+# How much of page 1 the manual shows (\includegraphics trim: left bottom right top, bp):
+# the top part of a paper page, where the title block is; a slide whole.
+MANUAL_TRIM_DEFAULT = "0 400 0 0"
+MANUAL_TRIM = {"beamer": "0 0 0 0"}
 
 
 @dataclass(frozen=True)

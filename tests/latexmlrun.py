@@ -9,6 +9,7 @@ then be bind-mounted at the same path there (tools/texlive-matrix.sh does so).
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from dataclasses import dataclass
@@ -40,6 +41,16 @@ def convert(folder: Path, name: str = "paper", timeout: float = 240, arxiv: bool
     out = folder / f"{name}.html"
     return Conversion(out.read_text(errors="replace") if out.exists() else "", proc.stdout + proc.stderr,
                       proc.returncode)
+
+
+@functools.cache
+def version() -> str:
+    """The LaTeXML that runs (`0.8.7`), in PITH_TEXLIVE_ROOT's chroot when one is named."""
+    proc = subprocess.run(in_texlive(Path("/"), "latexmlc", "--VERSION"), capture_output=True, text=True,
+                          errors="replace", timeout=120, stdin=subprocess.DEVNULL)
+    found = re.search(r"LaTeXML version (\S+?)\)", proc.stdout + proc.stderr)
+    assert found, proc.stdout + proc.stderr
+    return found[1]
 
 
 def complaints(log: str) -> list[str]:

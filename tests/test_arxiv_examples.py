@@ -13,7 +13,8 @@ import pytest
 from .conftest import BODY, ROOT, example_paper, pithtex_cli
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir() and list(p.glob("*.tex")))
-CLASSES = {"article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs"}
+CLASSES = {"article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs", "cas-dc", "scrartcl",
+           "beamer"}
 BUILD = shutil.ignore_patterns("*.pdf", "*.aux", "*.log", "*.out", "*.dvi", "*.fls")
 
 
@@ -25,7 +26,7 @@ def check_json(path: Path, *extra: str) -> tuple[int, dict]:
 
 def test_there_is_one_example_per_class():
     # Guards the parametrized tests below against passing over an empty list.
-    assert len(EXAMPLES) == 7, [e.name for e in EXAMPLES]
+    assert len(EXAMPLES) == 10, [e.name for e in EXAMPLES]
     assert {e.name for e in EXAMPLES} == CLASSES
 
 

@@ -11,7 +11,8 @@ import pytest
 from .conftest import BODY, URL, example_paper
 from .texrun import compile_tex, read_facts
 
-CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs", "cas-dc", "scrartcl",
+           "beamer")
 # arXiv's three routes plus LuaLaTeX everywhere; latex -> dvipdfmx on two classes.
 CASES = [(c, r) for c in CLASSES for r in ("pdflatex", "dvips", "xelatex", "lualatex")]
 CASES += [("article", "dvipdfmx"), ("revtex4-2", "dvipdfmx"), ("acmart", "dvipdfmx")]
@@ -20,6 +21,9 @@ PLACED = dict.fromkeys(CLASSES, "after \\maketitle") | {
     "revtex4-2": "at the end of revtex's title block",              # reprint
     "IEEEtran": "in the title block across both columns",           # conference
     "acmart": "in the title block across both columns",             # sigconf
+    "cas-dc": "in the title block across both columns",             # flush left
+    "scrartcl": "under the date on the title page",                 # titlepage=true
+    "beamer": "under the date in beamer's title page",              # in the title frame
 }
 
 

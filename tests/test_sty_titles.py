@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BODY, URL
-from .test_sty_placement import Word, compile_paper, page_words, words_of
+from .conftest import BODY, URL, example_paper
+from .test_sty_placement import Word, bare, compile_paper, page_words, words_of
 from .texrun import compile_tex, flat_log, read_facts, write_doc
 
 BADGE = f"pith:{BODY}"
@@ -188,14 +188,97 @@ def test_beamer_badge_in_the_title_frame(tmp_path, theme):
     head, foot, height = (float(x[:-2]) * PT_TO_BP
                           for x in re.search(r"PITHTEST (\S+) (\S+) (\S+)", run.log).groups())
     assert badge.top > head and badge.bottom < height - foot, (badge, head, foot, height)
-    # Aligned with the date line: centred in most themes, flush left in metropolis'.
+    # Aligned with the date line: centred in most themes, flush left in metropolis', whose
+    # text starts 1 cm from the page's edge, inside the 40 bp band where arXiv stamps page 1:
+    # the badge then starts just right of that band, not in it.
     left = badge_left(run.pdf, 1)
     if theme == "metropolis":
-        assert abs(left - first[2].x0) < 2.0
+        assert first[2].x0 < 40 <= left < 41.5, (left, first[2].x0)
     else:
         assert abs((left + badge.x1) / 2 - (first[2].x0 + first[2].x1 + 0) / 2) < 25
         assert abs((left + badge.x1) / 2 - (title[0].x0 + max(w.x1 for w in title)) / 2) < 25
     assert landed(run.log) == ["page 1, title"] and "Package pith Warning" not in run.log
+
+
+# -- the project's examples of these title blocks (the manual shows their page 1) ------------
+# beamer: the first frame's headline and footline heights (beamer sets them per frame).
+HEAD_FOOT = ("\\AddToHookNext{shipout/before}{\\typeout{PITHTEST \\the\\headheight\\space"
+             "\\the\\footheight\\space\\the\\paperheight}}\n")
+
+
+def example_run(tmp_path: Path, cls: str):
+    """examples/<cls> compiled twice with pdflatex (beamer's headline needs its .nav), the
+    probe above added to a copy for beamer."""
+    folder = example_paper(cls, tmp_path / cls)
+    if cls == "beamer":
+        tex = folder / "paper.tex"
+        tex.write_text(tex.read_text().replace("\\begin{document}", HEAD_FOOT + "\\begin{document}", 1))
+    compile_tex(folder, "pdflatex")
+    run = compile_tex(folder, "pdflatex")
+    assert run.pdf is not None and "! " not in "\n".join(line[:2] for line in run.log.splitlines()), run.log[-1500:]
+    assert landed(run.log) == ["page 1, title"] and "Package pith Warning" not in run.log
+    return run
+
+
+def linked_badge(pdf: Path) -> tuple[int, Word]:
+    """The page that holds the document's one badge link (pypdf), and the badge's word on
+    it: the one inside that link (the examples also print \\pithlong in their text)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(pdf))
+    links = [(n, [float(v) for v in a.get_object()["/Rect"]], page.mediabox)
+             for n, page in enumerate(reader.pages, 1) for a in page.get("/Annots") or []
+             if a.get_object().get("/A") and a.get_object()["/A"].get("/URI") == URL]
+    assert len(links) == 1, links
+    n, (x0, y0, x1, y1), box = links[0]
+    left, top = float(box[0]), float(box[3])
+    inside = [w for w in page_words(pdf, n) if w.text == BADGE
+              and min(x0, x1) - left - 1 <= w.x0 and w.x1 <= max(x0, x1) - left + 1
+              and top - max(y0, y1) - 1 <= w.top and w.bottom <= top - min(y0, y1) + 1]
+    assert len(inside) == 1, inside
+    return n, inside[0]
+
+
+def test_example_cas_dc_badge_flush_left_under_the_title_block(tmp_path):
+    run = example_run(tmp_path, "cas-dc")
+    page, badge = linked_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    title, abstract = words_of(words, {"papers"}), words_of(words, {"engine"})  # title, abstract's end
+    heading = words_of(words, {"introduction"})
+    assert page == 1 and title and abstract and heading
+    # Under the title block (title, authors, abstract and keywords), above section 1, flush
+    # left with the title.
+    assert badge.top > max(w.bottom for w in title + abstract) and badge.bottom < heading[0].top
+    assert abs(badge_left(run.pdf, 1) - line_left(words, title[0])) < 2.0
+
+
+def test_example_scrartcl_badge_under_the_date_on_its_title_page(tmp_path):
+    run = example_run(tmp_path, "scrartcl")
+    page, badge = linked_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    date = words_of(words, {"december"})
+    assert page == 1 and date and not words_of(words, {"introduction"})  # page 1 is the title page
+    assert 0 < badge.top - date[0].bottom < 30
+    line = [w for w in words if abs(w.top - date[0].top) < 1]
+    centre = (min(w.x0 for w in line) + max(w.x1 for w in line)) / 2
+    assert abs((badge_left(run.pdf, 1) + badge.x1) / 2 - centre) < 2.0
+
+
+def test_example_beamer_badge_in_the_title_frame_clear_of_the_bars(tmp_path):
+    run = example_run(tmp_path, "beamer")
+    page, badge = linked_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    date, title = words_of(words, {"december"}), words_of(words, {"identifier"})
+    assert page == 1 and date and title
+    # Warsaw's headline names the sections (the first one opens before the title frame).
+    headline = [w for w in words if bare(w) == "introduction"]
+    head, foot, height = (float(x[:-2]) * PT_TO_BP
+                          for x in re.search(r"PITHTEST (\S+) (\S+) (\S+)", run.log).groups())
+    assert headline and all(w.bottom <= head for w in headline) and head > 0 and foot > 0
+    assert 0 < badge.top - date[0].bottom < 30 and badge.top > head and badge.bottom < height - foot
+    line = [w for w in words if abs(w.top - date[0].top) < 1]
+    centre = (min(w.x0 for w in line) + max(w.x1 for w in line)) / 2
+    assert abs((badge_left(run.pdf, 1) + badge.x1) / 2 - centre) < 2.0
 
 
 def test_no_title_block_warns_and_says_so_in_the_log(tmp_path):
@@ -325,6 +408,27 @@ def test_anonymous_false_overrides_a_review_mode(tmp_path):
     facts = read_facts(run.pdf)
     assert facts.link_uris.count(URL) == 1 and facts.info_number == BODY and "left out" not in run.log
 
+
+
+BLOCK_LEFT = "\\typeout{PITHTEST \\the\\dimexpr 1in+\\hoffset+\\oddsidemargin\\relax}\n"
+
+
+@pytest.mark.parametrize("pith_first", [True, False], ids=["pith-first", "pith-after"])
+def test_iclr_camera_ready_badge_flush_left_as_its_title_block(tmp_path, pith_first):
+    """ICLR sets title and authors flush left: so is the badge of a camera-ready copy (the
+    stand-in's \\maketitle is article's, so the text block's left edge is the measure)."""
+    (tmp_path / "iclr2025_conference.sty").write_text(VENUES["iclr2025_conference"] + "\n")
+    iclr = "\\usepackage{iclr2025_conference}\n\\iclrfinalcopy\n"
+    text = ("\\documentclass{article}\n" + (NUMBER + iclr if pith_first else iclr + NUMBER) + BLOCK_LEFT +
+            "\\title{The Quokka Title}\\author{Ada Lovelace}\n\\begin{document}\n\\maketitle\nKelp reef.\n"
+            "\\end{document}\n")
+    run = compile_paper(tmp_path, text, "pdflatex")
+    edge = float(re.search(r"PITHTEST (\S+)pt", run.log)[1]) * PT_TO_BP
+    page, badge = badge_on(run.pdf, 1)
+    title = words_of(page_words(run.pdf, 1), {"quokka"})
+    assert page == 1 and title and badge.top > title[0].bottom
+    assert abs(badge_left(run.pdf, 1) - edge) < 1.0, (badge_left(run.pdf, 1), edge)
+    assert landed(run.log) == ["page 1, title"]
 
 
 def test_every_review_mode_the_manual_lists_is_compiled_here():
