@@ -15,8 +15,8 @@ from .texrun import read_facts
 
 def sty_keys(sty: str) -> set[str]:
     """The keys of pith.sty's \\keys_define:nn { pith } block (not the /unknown handlers)."""
-    block = sty.split("\\keys_define:nn { pith }", 1)[1].split("\n  }\n", 1)[0]
-    return set(re.findall(r"^    ([a-z]+) \.", block, re.MULTILINE))
+    block = re.split(r"\n *\}\n", sty.split("\\keys_define:nn { pith }", 1)[1], maxsplit=1)[0]
+    return set(re.findall(r"^ +([a-z]+) \.", block, re.MULTILINE))
 
 
 def test_package_keys_are_the_option_table():
