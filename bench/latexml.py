@@ -101,6 +101,13 @@ def version(root: Path | None) -> str:
     return found.group(1) if found else "?"
 
 
+def pith_complaints(log: str) -> list[str]:
+    """LaTeXML's errors and warnings that name pith, file paths left out (LaTeXML 0.8.7
+    names every file by its full path, and the copies' folders are named after the paper)."""
+    return [line for line in log.splitlines()
+            if re.match(r"(Error|Warning|Fatal):", line) and "pith" in re.sub(r"\S*/\S*", "", line).lower()]
+
+
 def html_of(folder: Path) -> str:
     html = folder / "paper.html"
     return html.read_text(errors="replace") if html.exists() else ""
@@ -134,8 +141,7 @@ def bench_site(label: str, root: Path | None, examples: list[str], rounds: int,
                     cpu[which].append(c)
                     wall[which].append(w)
                     if which == 0:
-                        pith_said = [line for line in log.splitlines()
-                                     if re.match(r"(Error|Warning|Fatal):", line) and "pith" in line.lower()]
+                        pith_said = pith_complaints(log)
             ratio = statistics.median(a / b for a, b in zip(cpu[0], cpu[1], strict=True))
             wall_ratio = statistics.median(a / b for a, b in zip(wall[0], wall[1], strict=True))
             name = example.name if papers else example
