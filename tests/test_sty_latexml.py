@@ -84,8 +84,9 @@ def _without_pith(folder: Path) -> None:
 
 
 def _same_complaints(log: str) -> list[str]:
-    """LaTeXML's complaints without where they were (pith's two lines move the line numbers)."""
-    return [re.sub(r"\bline \d+ col \d+", "", line) for line in complaints(log)]
+    """LaTeXML's complaints without where they were (pith's two lines move the line numbers,
+    and the two copies' folders differ)."""
+    return [re.sub(r"\bline \d+ col \d+|/tmp\S+", "", line) for line in complaints(log)]
 
 
 def test_beamer_example_html_has_the_badge_and_only_latexmls_own_errors(tmp_path):
@@ -287,8 +288,7 @@ def test_beamer_title_frame(tmp_path):
         (folder / "pith.sty").write_bytes(STY.read_bytes())
         run = convert(folder)
         assert run.html, run.log[-1500:]
-        # pith goes on the %PITH line: the complaints' line numbers agree
-        said[variant] = [re.sub(r"/tmp\S+", "", line) for line in complaints(run.log)]
+        said[variant] = _same_complaints(run.log)
     assert said["with"] == said["without"]
     badges = [link for link in links(run.html) if link.href == URL]
     assert len(badges) == 1, [link.href for link in links(run.html)]
