@@ -33,7 +33,7 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
 from .errors import Busy, InputError, OutputError
@@ -161,7 +161,11 @@ def _guard(target: Path) -> Iterator[None]:
     if info is None or not stat.S_ISREG(info.st_mode):
         yield
         return
-    with locked(target, write=False):
+    with ExitStack() as stack:
+        # No locks on this file system means no in-place writer either (each is refused):
+        # the rename alone replaces the file whole, which is all a new file needs.
+        with suppress(NoLocks):
+            stack.enter_context(locked(target, write=False))
         yield
 
 
@@ -444,9 +448,11 @@ def locked(path: Path, *, write: bool = True) -> Iterator[int]:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.05)
                 except OSError as exc:
-                    if exc.errno not in _NO_LOCKS:
-                        raise OutputError(f"{path}: cannot lock it ({exc.strerror or exc})") from None
-                    break  # a file system without locks: rewrite_tail's size check is the guard left
+                    if exc.errno in _NO_LOCKS:  # never change a file unlocked in silence
+                        raise NoLocks(f"{path}: this file system cannot lock files (flock: "
+                                      f"{exc.strerror or exc}), and pithtex changes a file in place only "
+                                      "under a lock: write a new file with -o instead") from None
+                    raise OutputError(f"{path}: cannot lock it ({exc.strerror or exc})") from None
             if _same_inode(fd, path):
                 yield fd
                 return
@@ -454,15 +460,22 @@ def locked(path: Path, *, write: bool = True) -> Iterator[int]:
             os.close(fd)  # closing drops the lock
 
 
-# flock unsupported here (some network and FUSE file systems).
+# flock unsupported here (NFS without a lock daemon, some FUSE and CIFS mounts).
 _NO_LOCKS = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
+MAX_LOCK_WAIT = 3600.0  # a longer PITHTEX_LOCK_WAIT is cut to this: a wait must end
+
+
+class NoLocks(OutputError):
+    """The file system refuses locks (ENOLCK and kin): an in-place change is refused, since a
+    second writer could not be kept out; `-o` (a new file renamed over) still works."""
 
 
 def _lock_wait() -> float:
-    try:
-        return max(0.0, float(os.environ.get("PITHTEX_LOCK_WAIT", LOCK_WAIT)))
-    except ValueError:
-        return LOCK_WAIT
+    """PITHTEX_LOCK_WAIT in seconds (0: do not wait), read by the one parser of such settings."""
+    from .limits import env_seconds
+
+    wait = env_seconds("PITHTEX_LOCK_WAIT", most=MAX_LOCK_WAIT, zero=True)
+    return LOCK_WAIT if wait is None else wait
 
 
 def _same_inode(fd: int, path: Path) -> bool:

@@ -16,14 +16,31 @@ MAX_XMP_PACKET = 8 * 1024 * 1024
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 
 
-def usable_seconds(value: float, shown: str) -> float:
-    """`value` when it is a usable time limit: positive and finite (`inf` or `1e309` would be
-    no limit at all, and `nan` compares false with every deadline); else PithError (exit 2),
-    naming the setting as `shown` (`--timeout inf`, `PITH_TIMEOUT='abc'`)."""
+def usable_seconds(value: float, shown: str, *, zero: bool = False) -> float:
+    """`value` when it is a usable time limit: positive (or 0 when `zero`) and finite (`inf` or
+    `1e309` would be no limit at all, and `nan` compares false with every deadline); else
+    PithError (exit 2), naming the setting as `shown` (`--timeout inf`, `PITH_TIMEOUT='abc'`)."""
     import math
 
     from .errors import PithError
 
-    if not (math.isfinite(value) and value > 0):
-        raise PithError(f"{shown}: give a positive, finite number of seconds")
+    if not (math.isfinite(value) and (value > 0 or (zero and value == 0))):
+        raise PithError(f"{shown}: give a {'non-negative' if zero else 'positive'}, finite number of seconds")
     return value
+
+
+def env_seconds(name: str, *, most: float, zero: bool = False) -> float | None:
+    """The environment variable `name` as seconds (at most `most`), None when unset or empty: the
+    one reader of such settings (PITH_TIMEOUT, PITHTEX_LOCK_WAIT). A value that is no usable
+    limit (`abc`, `-1`, `nan`, `inf`, `0` unless `zero`) is refused, never replaced by a default."""
+    import math
+    import os
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    return min(usable_seconds(value, f"{name}={text!r}", zero=zero), most)

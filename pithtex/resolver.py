@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import time
@@ -37,7 +36,7 @@ from . import brand, net
 from .arxivid import ArxivId
 from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
 from .files import read_input, write_atomic
-from .limits import MAX_RESPONSE_BYTES, usable_seconds
+from .limits import MAX_RESPONSE_BYTES, env_seconds
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
@@ -106,17 +105,9 @@ def cache_dir() -> Path:
 
 
 def _env_timeout() -> float | None:
-    """PITH_TIMEOUT in seconds (at most MAX_TIMEOUT), None when unset. A value that is no
-    usable deadline (`abc`, `0`, `-1`, `nan`, or `inf`/`1e309`, which would be none at all) is
-    refused rather than silently replaced by the default."""
-    text = os.environ.get("PITH_TIMEOUT", "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    return min(usable_seconds(value, f"PITH_TIMEOUT={text!r}"), MAX_TIMEOUT)
+    """PITH_TIMEOUT in seconds (at most MAX_TIMEOUT), None when unset; a value that is no usable
+    deadline (`abc`, `0`, `-1`, `nan`, or `inf`/`1e309`, none at all) is refused."""
+    return env_seconds("PITH_TIMEOUT", most=MAX_TIMEOUT)
 
 
 class Resolver:
