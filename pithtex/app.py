@@ -291,6 +291,7 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
                password: bytes | None = None, revert: bool = False, jobs: int = 1) -> StampPlan:
     """Check a stamp's arguments and files before anything is written; the record file is
     read once, and the bytes hashed are the bytes attached."""
+    from .files import names_folder
     from .pdf.batch import Task
 
     if attach_record and record is None:
@@ -303,12 +304,13 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
     opts, document = _options(number, record, badge, attach_record, force, password)
     warnings = _refuse_other_papers(sources, document, record, force, password) if document and not revert else []
     outdir = None
-    if output and len(sources) > 1:
+    if output and (len(sources) > 1 or names_folder(output)):  # `-o stamped/` as well for one input
         outdir = Path(output)
         if not outdir.is_dir():
-            raise PithError(f"{output}: with several inputs, -o must be an existing folder")
+            raise PithError(f"{output}: " + ("with several inputs, -o must be an existing folder" if len(sources) > 1
+                                            else "no such folder (pithtex creates no folders for -o)"))
     tasks = [Task(src, _target(src, output, in_place, outdir), opts, revert) for src in sources]
-    _refuse_collisions(tasks)
+    _refuse_collisions(tasks, [str(p) for p in pdfs])
     return StampPlan(tasks, warnings, jobs)
 
 
@@ -389,24 +391,25 @@ def _target(src: Path, output: str | Path | None, in_place: bool, outdir: Path |
     return output_path(default_output(src))
 
 
-def _refuse_collisions(tasks: list[Task]) -> None:
+def _refuse_collisions(tasks: list[Task], typed: list[str]) -> None:
     """Two inputs written to one file, or one input's output overwriting another input, would
     silently lose a result: refuse the whole batch before writing anything. Files are told
-    apart by inode, so two hard links (or a symlink) to one file are one file."""
+    apart by inode, so two hard links (or a symlink) to one file are one file; each is named
+    as `typed` on the command line (`./a/r.pdf`, which Path() would show as `a/r.pdf`)."""
     if len(tasks) < 2:
         return
-    by_target: dict[object, object] = {}
-    for task in tasks:
+    by_target: dict[object, str] = {}
+    for task, name in zip(tasks, typed, strict=True):
         key = _identity(task.output)
         if key in by_target:
-            raise PithError(f"{by_target[key]} and {task.source} would both be written to {task.output}; "
+            raise PithError(f"{by_target[key]} and {name} would both be written to {task.output}; "
                             "stamp them in separate runs (or into different folders)")
-        by_target[key] = task.source
-    inputs = {_identity(t.source): t.source for t in tasks}
-    for task in tasks:
+        by_target[key] = name
+    inputs = {_identity(t.source): (t.source, name) for t, name in zip(tasks, typed, strict=True)}
+    for task, name in zip(tasks, typed, strict=True):
         other = inputs.get(_identity(task.output))
-        if other is not None and other != task.source:
-            raise PithError(f"the output of {task.source} would replace {other}, another input; "
+        if other is not None and other[0] != task.source:
+            raise PithError(f"the output of {name} would replace {other[1]}, another input; "
                             "stamp them in separate runs")
 
 

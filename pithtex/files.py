@@ -37,6 +37,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
 from .errors import Busy, InputError, OutputError
+from .interrupts import held
 from .value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ def output_path(path: Path | str, *, follow: bool = True) -> Path:
     if text == "-":
         raise OutputError("-: this command writes files only, not to stdout; give a file name")
     given = Path(text)
+    if names_folder(text):  # Path() drops a trailing slash: `-o out/` must never write a file `out`
+        raise OutputError(f"{text}: is a folder; give a file name" if given.is_dir() else
+                          f"{text}: names a folder (it ends in {text[-1]}), and none is there; give a file name")
     if not follow and given.is_symlink():
         return given
     real = Path(os.path.realpath(given))
@@ -69,7 +73,7 @@ def output_path(path: Path | str, *, follow: bool = True) -> Path:
         raise OutputError(f"{given}: cannot be written ({exc.strerror or exc})") from None
     if info is not None:
         if stat.S_ISDIR(info.st_mode):
-            raise OutputError(f"{given}: is a folder; give a file name")
+            raise OutputError(f"{text}: is a folder; give a file name")
         for test, kind in _KINDS:
             if test(info.st_mode):
                 raise OutputError(f"{given}: is {kind}, not a regular file; pithtex writes regular files only")
@@ -77,6 +81,13 @@ def output_path(path: Path | str, *, follow: bool = True) -> Path:
         folder = real.parent if given.is_symlink() else given.parent
         raise OutputError(f"{given}: the folder {folder} does not exist (pithtex creates no folders for -o)")
     return real if given.is_symlink() else given
+
+
+def names_folder(path: Path | str) -> bool:
+    """Whether an output name as typed names a folder: it ends in a slash (`stamped/`: Path()
+    would drop it), or a folder is there. Commands that write into a folder ask this."""
+    text = os.fspath(path)
+    return text.endswith(("/", os.sep)) or (text != "-" and os.path.isdir(text))
 
 
 def open_input(path: Path | str, *, follow: bool = True) -> BinaryIO:
@@ -125,28 +136,37 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
     with _guard(target):
         keep = _ownership(target, path)
         fd, tmp = _temp_beside(target)
+        raw = os.fdopen(fd, "wb")
         try:
-            with os.fdopen(fd, "wb") as raw:
-                # Only failures of the output itself become OutputError; an error from whatever
-                # the block reads meanwhile (its input) passes on as what it is.
-                yield _Output(raw, path)
-                try:
-                    raw.flush()
-                    _give(raw.fileno(), keep, _mode_for(target) if mode is None else mode)
-                    if sync:
-                        os.fsync(raw.fileno())
-                    os.replace(tmp, target)
-                except OSError as exc:
-                    raise _cannot_write(path, exc) from None
+            # Only failures of the output itself become OutputError; an error from whatever
+            # the block reads meanwhile (its input) passes on as what it is.
+            yield _Output(raw, path)
+            try:
+                raw.flush()
+                _give(raw.fileno(), keep, _mode_for(target) if mode is None else mode)
+                if sync:
+                    os.fsync(raw.fileno())
+                raw.close()  # a network file system may report a failed write only here
+                os.replace(tmp, target)
+            except OSError as exc:
+                raise _cannot_write(path, exc) from None
             if sync:
-                try:
-                    sync_folder(target.parent)
-                except OSError as exc:  # renamed, but the folder's entry may not survive a crash
-                    raise OutputError(f"{path}: written, but its folder could not be synced to disk "
-                                      f"({exc.strerror or exc})") from None
+                with held():  # renamed: the write is done, and its folder entry is made to last
+                    _sync_folder_of(target, path)
         except BaseException:
-            _unlink(tmp)
+            with held():  # a second Ctrl-C or SIGTERM must not leave the temporary file behind
+                with suppress(OSError):
+                    raw.close()  # what its buffer still held goes with the file: no unnamed ENOSPC
+                _unlink(tmp)
             raise
+
+
+def _sync_folder_of(target: Path, shown: Path | str) -> None:
+    try:
+        sync_folder(target.parent)
+    except OSError as exc:  # renamed, but the folder's entry may not survive a crash
+        raise OutputError(f"{shown}: written, but its folder could not be synced to disk "
+                          f"({exc.strerror or exc})") from None
 
 
 @contextmanager
@@ -521,7 +541,8 @@ def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = 
             # No fsync here: a power cut that loses only this write leaves step 2's state,
             # which stamp and --revert recognise; one fsync less is most of the stamp's time.
     except BaseException as exc:
-        _cut_back(fd, keep)
+        with held():  # a second Ctrl-C or SIGTERM must not stop the cut back half way
+            _cut_back(fd, keep)
         if isinstance(exc, OSError):
             left = "as it was" if keep == size else f"as the original ({keep:,} bytes, without the earlier update)"
             raise OutputError(f"{path}: writing failed ({exc.strerror or exc}); the file was left {left}") from None

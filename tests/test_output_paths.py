@@ -4,6 +4,7 @@ Real device nodes, FIFOs, symlinks, read-only and full file systems."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -78,9 +79,11 @@ def test_dash_and_folders_are_refused(tmp_path):
     assert "writes files only, not to stdout" in assert_clean_error(stamp("in.pdf", "-o", "-", cwd=tmp_path))
     assert not (tmp_path / "-").exists()
     (tmp_path / "folder").mkdir()
-    assert "is a folder" in assert_clean_error(stamp("in.pdf", "-o", "folder", cwd=tmp_path))
     assert "is a folder" in assert_clean_error(pithtex_cli("badge", BODY, "-o", str(tmp_path / "folder")))
     assert list((tmp_path / "folder").iterdir()) == []
+    # stamp writes into a folder it is given (batch form), so one input goes in by its name
+    assert stamp("in.pdf", "-o", "folder", cwd=tmp_path).returncode == 0
+    assert [p.name for p in (tmp_path / "folder").iterdir()] == ["in.pdf"]
 
 
 @pytest.mark.parametrize("command", ["stamp", "badge", "badge-png", "embed", "bundle"])
@@ -165,6 +168,7 @@ def test_new_files_honour_the_umask_and_replaced_files_keep_their_mode(tmp_path)
 
 
 KILL_BEFORE_RENAME = """
+import contextlib
 import os
 import signal
 
@@ -201,3 +205,132 @@ def test_an_input_error_inside_the_write_is_not_called_an_output_error(tmp_path)
         raise OSError(5, "Input/output error", str(tmp_path / "in.pdf"))
     assert not isinstance(raised.value, OutputError) and raised.value.filename.endswith("in.pdf")
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "no output, no temporary file"
+
+
+# -- round 4: a folder named with a slash, a full disk named, a second signal held -----------
+def test_dash_o_folder_with_one_input_writes_into_the_folder(tmp_path):
+    """`papers/*.pdf -o stamped/` is the documented batch form: with one match it writes
+    stamped/NAME, never a file called `stamped`; a slash naming no folder is refused."""
+    (tmp_path / "papers").mkdir()
+    small_pdf(tmp_path / "papers" / "one.pdf")
+    (tmp_path / "stamped").mkdir()
+    p = stamp("papers/one.pdf", "-o", "stamped/", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [x.name for x in (tmp_path / "stamped").iterdir()] == ["one.pdf"]
+    assert stamped(tmp_path / "stamped" / "one.pdf")
+    err = assert_clean_error(stamp("papers/one.pdf", "-o", "new/", cwd=tmp_path))
+    assert "new/: no such folder" in err
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("command", ["badge-md", "badge-embed", "bundle"])
+def test_a_trailing_slash_is_never_a_file_for_badge_and_bundle(tmp_path, command):
+    args = {
+        "badge-md": ["badge", BODY, "--format", "md", "-o", "new/"],
+        "badge-embed": ["badge", BODY, "--format", "embed", "-o", "new/"],
+        "bundle": ["bundle", str(ROOT / "examples" / "article"), "-o", "new/"],
+    }[command]
+    err = assert_clean_error(pithtex_cli(*args, cwd=tmp_path))
+    assert "new/: names a folder (it ends in /), and none is there; give a file name" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_same_file_typed_twice_is_named_as_typed(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "out").mkdir()
+    small_pdf(tmp_path / "a" / "r.pdf")
+    err = assert_clean_error(stamp("a/r.pdf", "./a/r.pdf", "-o", "out", cwd=tmp_path))
+    assert "a/r.pdf and ./a/r.pdf would both be written to out/r.pdf" in err
+
+
+def _full(folder: Path) -> None:
+    """Fill a 64k tmpfs to its last page: the next write of any size fails with ENOSPC."""
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        with contextlib.suppress(OSError):
+            while os.write(fd, b"\0" * 4096):
+                pass
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("command", ["badge-svg", "badge-png", "badge-embed", "bundle"])
+def test_a_full_disk_in_badge_and_bundle_names_the_file(tmp_path, command):
+    with tmpfs(tmp_path / "small", "size=64k") as small:
+        _full(small)
+        out = {"badge-svg": "b.svg", "badge-png": "b.png", "badge-embed": "b.html", "bundle": "up.tar.gz"}[command]
+        args = {
+            "badge-svg": ["badge", BODY, "-o", str(small / out)],
+            "badge-png": ["badge", BODY, "--format", "png", "--scale", "2", "-o", str(small / out)],
+            "badge-embed": ["badge", BODY, "--format", "embed", "-o", str(small / out)],
+            "bundle": ["bundle", str(ROOT / "examples" / "article"), "-o", str(small / out)],
+        }[command]
+        err = assert_clean_error(pithtex_cli(*args, cwd=tmp_path, timeout=300))
+        named = small / ("pith-badge.js" if command == "badge-embed" else out)
+        assert f"{named}: cannot write it (No space left on device)" in err
+        assert sorted(p.name for p in small.iterdir()) == ["filler"]
+
+
+SECOND_SIGNAL_IN_CLEAN_UP = """
+import contextlib
+import os
+import signal
+
+real_replace, real_unlink = os.replace, os.unlink
+
+def replace(src, dst, **kw):
+    os.kill(os.getpid(), signal.{signal})  # the first: the temporary file is complete
+    return real_replace(src, dst, **kw)
+
+def unlink(path, **kw):
+    if ".pithtex-" in os.fspath(path):
+        os.kill(os.getpid(), signal.{signal})  # the second, as the clean-up removes it
+    return real_unlink(path, **kw)
+
+os.replace, os.unlink = replace, unlink
+"""
+
+
+@pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_second_signal_during_the_clean_up_still_leaves_nothing_behind(tmp_path, name, code):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SECOND_SIGNAL_IN_CLEAN_UP.format(signal=name))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "b.svg").write_text("old")
+    p = pithtex_cli("badge", BODY, "-o", str(out / "b.svg"), env={"PYTHONPATH": str(hook)})
+    assert p.returncode == code and "Traceback" not in p.stderr
+    assert sorted(x.name for x in out.iterdir()) == ["b.svg"] and (out / "b.svg").read_text() == "old"
+
+
+SECOND_SIGNAL_IN_CUT_BACK = """
+import contextlib
+import os
+import signal
+
+real_pwrite, real_ftruncate = os.pwrite, os.ftruncate
+
+def pwrite(fd, data, offset):
+    n = real_pwrite(fd, data, offset)
+    os.kill(os.getpid(), signal.{signal})  # the first: part of the update is on disk
+    return n
+
+def ftruncate(fd, length):
+    os.kill(os.getpid(), signal.{signal})  # the second, as the update is cut back
+    return real_ftruncate(fd, length)
+
+os.pwrite, os.ftruncate = pwrite, ftruncate
+"""
+
+
+@pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_second_signal_during_an_in_place_cut_back_still_gives_the_original(tmp_path, name, code):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SECOND_SIGNAL_IN_CUT_BACK.format(signal=name))
+    paper = small_pdf(tmp_path / "p.pdf")
+    before = paper.read_bytes()
+    p = pithtex_cli("stamp", str(paper), "--number", BODY, "--in-place", env={"PYTHONPATH": str(hook)})
+    assert p.returncode == code and "Traceback" not in p.stderr, p.stderr
+    assert paper.read_bytes() == before

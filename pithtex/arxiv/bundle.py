@@ -41,10 +41,10 @@ class Bundle:
 
 def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
            mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP) -> Bundle:
+    output_path(out)  # refuse a folder (`up/` as typed), device, FIFO or missing folder before compiling
     out = Path(out)
     if not out.name.endswith((".tar.gz", ".tgz")):
         raise PithError(f"{out}: the upload archive must be a .tar.gz (or .tgz)")
-    output_path(out)  # refuse a folder, device, FIFO or missing folder before compiling
     with (sandbox.ctrl_c_once(), open_upload(path, mains) as original, sandbox.scratch() as tmp,
           texlive.private_trees(tmp) as trees):
         staged = stage(original, tmp / "stage")

@@ -47,7 +47,8 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--record", metavar="FILE", help="take the number (and year) from this record file; page 1 "
                    "must show the record's title (--force stamps it anyway)")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", metavar="OUT", help="output file (a folder for several inputs)")
+    where.add_argument("-o", "--output", metavar="OUT", help="output file, or a folder (OUT/, or one that exists) "
+                       "to write each input into by its name")
     where.add_argument("--in-place", action="store_true",
                        help="append the update to the input itself (fsync; cut back on failure)")
     p.add_argument("--badge", action="store_true", help="draw the pith badge with its link on page 1")
