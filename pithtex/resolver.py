@@ -54,12 +54,14 @@ class Fetched:
     source: str  # "network", "revalidated" (304), "cache" (offline) or "stale" (server failed)
     note: str = ""
     redirected_from: str | None = None
+    uncached: str = ""  # why a record fetched from the network was not cached (a planted link)
 
     @property
     def detail(self) -> str:
         via = f" (redirected from {self.redirected_from})" if self.redirected_from else ""
+        kept = f"; not cached: {self.uncached}" if self.uncached else ""
         return {
-            "network": f"fetched {self.url}{via}",
+            "network": f"fetched {self.url}{via}{kept}",
             "revalidated": f"{self.url}{via} answered 304 Not Modified; used the cached copy",
             "cache": f"read the cached copy of {self.url} (offline)",
             "stale": f"used the cached copy: {self.note.removesuffix('; cannot decide')}",
@@ -175,8 +177,8 @@ class Resolver:
         if answer.status != 200:
             raise ResolverError(f"{answer.url} answered HTTP {answer.status}; cannot decide")
         document = self._parse(answer.body, answer.url)
-        self._cache_write(number, answer, document)
-        return Fetched(document, answer.url, "network", redirected_from=answer.redirected_from)
+        uncached = self._cache_write(number, answer, document)
+        return Fetched(document, answer.url, "network", redirected_from=answer.redirected_from, uncached=uncached)
 
     def resolve_arxiv(self, arxiv_id: str | ArxivId) -> PithNumber:
         """The Pith Number the resolver gives for an arXiv id (a claim: verify its record)."""
@@ -282,18 +284,35 @@ class Resolver:
             return None
         return document, etag if isinstance(etag, str) else None
 
-    def _cache_write(self, number: PithNumber, answer: net.Answer, document: dict[str, Any]) -> None:
-        """Keep only a record that verifies as `number`; a cache failure is not an error."""
+    def _cache_write(self, number: PithNumber, answer: net.Answer, document: dict[str, Any]) -> str:
+        """Keep only a record that verifies as `number`; a cache failure is not an error.
+        Returns why it was not kept when a user should hear it (a link planted in the cache),
+        else ""."""
         if not self._verifies(number, document):
-            return
+            return ""
         entry = {"base": self.base, "number": number.body, "url": answer.url, "etag": answer.etag,
                  "document": document}
         path = self._cache_path(number)
         try:
+            link = self._linked_folder(path.parent)
+            if link is not None:
+                return f"{link} is a symbolic link, and pithtex writes its cache through none"
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False)
         except (OSError, OutputError):
             pass
+        return ""
+
+    def _linked_folder(self, folder: Path) -> Path | None:
+        """The first of the cache's own folders (pithtex/, records/, records/HOST/) on the way to
+        `folder` that is a symbolic link: a write there would land wherever the link points.
+        The folders above the cache ($XDG_CACHE_HOME, ~/.cache) are the user's, links allowed."""
+        at = self.cache
+        for part in (None, *folder.relative_to(self.cache).parts):
+            at = at if part is None else at / part
+            if at.is_symlink():
+                return at
+        return None
 
 
 def _json(data: bytes, url: str) -> Any:
