@@ -518,7 +518,7 @@ def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = 
        length of the final one), fsync: on disk, and the file still reads as the original,
        with an unreferenced pithtex update after it, which `facts.unfinished_update` names;
     3. `tail[commit:]` (the final `startxref`/`%%EOF`) over `interim`: one small write
-       inside one block, which makes readers see the update (left to the kernel to sync).
+       inside one block, which makes readers see the update, fsync.
     A kill between any two of these leaves the original, the stamped file or the state of
     step 2, which inspect, stamp and --revert recognise. Any failure seen here (a full disk,
     Ctrl-C) cuts the file back to `keep`. A length that changed since it was read (a writer
@@ -538,8 +538,9 @@ def rewrite_tail(fd: int, path: Path | str, size: int, keep: int, tail: bytes = 
             pwrite_all(fd, tail[:commit] + interim, keep)
             os.fsync(fd)
             pwrite_all(fd, tail[commit:], keep + commit)
-            # No fsync here: a power cut that loses only this write leaves step 2's state,
-            # which stamp and --revert recognise; one fsync less is most of the stamp's time.
+            # On disk before we say "stamped": without it a power cut could take back a stamp
+            # reported done (leaving step 2's state, recognised, but not what was reported).
+            os.fsync(fd)
     except BaseException as exc:
         with held():  # a second Ctrl-C or SIGTERM must not stop the cut back half way
             _cut_back(fd, keep)

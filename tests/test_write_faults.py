@@ -193,3 +193,16 @@ def test_a_full_disk_in_a_batch_names_the_file_and_the_batch_goes_on(tmp_path: P
         assert (tmp_path / "b.pdf").read_bytes() == originals["b"]
     else:
         assert not (written / "b.pdf").exists() and leftovers(written) == []
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_in_place_syncs_after_its_final_startxref(tmp_path: Path, force: bool):
+    """The last write (the final startxref/%%EOF, which makes the stamp visible) is fsynced
+    before the command reports 'stamped': a power cut after exit 0 cannot take it back."""
+    source = make_pdf(tmp_path / "paper.pdf")
+    if force:  # replacing our own update: cut back first, then the same two steps
+        assert run(tmp_path, "stamp", str(source), "--number", "A" * 26, "--in-place").returncode == 0
+    args = ["--number", BODY, "--in-place"] + (["--force"] if force else [])
+    counted = run(tmp_path, "stamp", str(source), *args, path="paper.pdf")
+    assert counted.returncode == 0, counted.stderr
+    assert counted.boundaries[-3:] == ["fsync", "pwrite", "fsync"], counted.boundaries
