@@ -35,7 +35,7 @@ from typing import Any
 from . import brand, net
 from .arxivid import ArxivId
 from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
-from .files import read_input, write_atomic
+from .files import read_input, stale_temporaries, write_atomic
 from .limits import MAX_RESPONSE_BYTES, env_seconds
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
@@ -298,6 +298,8 @@ class Resolver:
             if link is not None:
                 return f"{link} is a symbolic link, and pithtex writes its cache through none"
             path.parent.mkdir(parents=True, exist_ok=True)
+            for stale in stale_temporaries(path.parent):  # the cache is ours: a killed run's leftovers go
+                stale.unlink(missing_ok=True)
             write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False)
         except (OSError, OutputError):
             pass

@@ -49,7 +49,7 @@ def test_an_in_place_stamp_without_locks_is_refused_and_changes_nothing(tmp_path
     paper = make_pdf(tmp_path / "paper.pdf")
     before = paper.read_bytes()
     _no_flock(monkeypatch, code)
-    with pytest.raises(OutputError, match="cannot lock files .* write a new file with -o instead"):
+    with pytest.raises(OutputError, match=r"cannot lock files .* write a new file with -o instead"):
         stamp_file(paper, paper, Options(number=PithNumber.parse(BODY)))
     assert paper.read_bytes() == before
 

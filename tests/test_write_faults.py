@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BODY, assert_clean_error, pithtex_cli
+from .conftest import BODY, ROOT, assert_clean_error, pithtex_cli
 from .faultkit import inspect_json, leftovers, run
 from .pdfkit import make_pdf, qpdf_check
 
@@ -206,3 +206,33 @@ def test_in_place_syncs_after_its_final_startxref(tmp_path: Path, force: bool):
     counted = run(tmp_path, "stamp", str(source), *args, path="paper.pdf")
     assert counted.returncode == 0, counted.stderr
     assert counted.boundaries[-3:] == ["fsync", "pwrite", "fsync"], counted.boundaries
+
+
+STALE_CASES = {
+    "badge": (lambda tmp: ["badge", BODY, "-o", str(tmp / "out" / "b.svg")], "b.svg"),
+    "badge-embed": (lambda tmp: ["badge", BODY, "--format", "embed", "-o", str(tmp / "out" / "b.html")],
+                    "pith-badge.js"),
+    "sty": (lambda tmp: ["sty", str(tmp / "out")], "pith.sty"),
+    "render": (lambda tmp: ["render", "--root", str(tmp / "checkout"), "--web", str(tmp / "out")], "pith-badge"),
+    "bundle": (lambda tmp: ["bundle", str(ROOT / "examples" / "article"), "-o", str(tmp / "out" / "up.tar.gz")],
+               "up.tar.gz"),
+}
+
+
+@pytest.mark.parametrize("command", list(STALE_CASES))
+def test_every_writing_command_names_and_removes_a_killed_runs_temporary(tmp_path: Path, command: str):
+    """Not only stamp: each command that writes looks in the folders it writes into for the
+    temporary file a kill -9 left there, names it, and with --remove-stale removes it."""
+    (tmp_path / "out").mkdir()
+    (tmp_path / "checkout" / "pithtex" / "templates").mkdir(parents=True)
+    (tmp_path / "checkout" / "pithtex" / "templates" / "pith.sty.j2").write_text("")  # the checkout's mark
+    args, watched = STALE_CASES[command]
+    killed = run(tmp_path, *args(tmp_path), fault="kill", at=1, path=watched)
+    assert killed.returncode == 137
+    [stale] = leftovers(tmp_path / "out")
+    again = pithtex_cli(*args(tmp_path), timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"{tmp_path / 'out' / stale}: a temporary file left by a killed pithtex run" in again.stderr
+    removed = pithtex_cli(*args(tmp_path), "--remove-stale", timeout=300)
+    assert removed.returncode == 0, removed.stderr
+    assert f"removed {tmp_path / 'out' / stale}" in removed.stderr and leftovers(tmp_path / "out") == []

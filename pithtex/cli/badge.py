@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import errors
 from ..value import TYPE_CHECKING
-from . import add_command
+from . import add_command, add_remove_stale, report_stale
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -76,6 +76,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--cdn", action="store_true", help="embed: load the element from a CDN (npm package pith-badge), "
                    "pinned by its hash; writes no script file")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout for text formats)")
+    add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
@@ -85,6 +86,8 @@ def run(args: Namespace) -> int:
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
     _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write
+    if args.output:
+        report_stale([Path(args.output).parent], args.remove_stale)
     where = {"base_url": args.base_url, "offline": args.offline}
     if args.arxiv:
         if args.number or args.record:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import errors
 from ..arxiv import ENGINES
 from ..value import TYPE_CHECKING
-from . import add_command, time_limit
+from . import add_command, add_remove_stale, report_stale, time_limit
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -46,9 +46,12 @@ def register(subparsers: Subparsers) -> None:
                    help="bundle only this top-level file (and what it uses); repeat for several")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit per TeX run")
     p.add_argument("--json", action="store_true", help="print the archive's files and the check as JSON")
+    add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
+    from pathlib import Path
+
     from .. import app
     from ..arxiv.report import as_dict, human
     from ..safetext import line
@@ -56,6 +59,7 @@ def run(args: Namespace) -> int:
     from .check import log_cap
 
     timeout = time_limit(args.timeout, "--timeout")
+    report_stale([Path(args.output).parent], args.remove_stale)
     made = app.bundle_arxiv(args.path, args.output, engine=args.engine, timeout=timeout, mains=args.main,
                   log_cap=log_cap())
     if args.json:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import errors
 from ..value import TYPE_CHECKING
-from . import add_command
+from . import add_command, add_remove_stale, report_stale
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -37,6 +37,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any generated file is stale")
     p.add_argument("--root", default=".", metavar="DIR", help="the pithtex checkout (default: .)")
     p.add_argument("--web", metavar="DIR", help="also render the web assets into DIR")
+    add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
@@ -56,16 +57,20 @@ def run(args: Namespace) -> int:
             return errors.FAILED
         print("up to date: every generated file equals a fresh render")
         return errors.OK
-    for path in render_all(root):
+    written = render_all(root)
+    for path in written:
         print(f"wrote {path}")
     if args.web:
-        return _render_web(Path(args.web))
+        written += _render_web(Path(args.web))
+    # Its folders are render's own, made as it writes: their stale files are named after.
+    report_stale([path.parent for path in written], args.remove_stale)
     return errors.OK
 
 
-def _render_web(folder: Path) -> int:
+def _render_web(folder: Path) -> list[Path]:
     from ..webassets import render_web_assets
 
-    for path in render_web_assets(folder):
+    written = render_web_assets(folder)
+    for path in written:
         print(f"wrote {path}")
-    return errors.OK
+    return written

@@ -5,13 +5,12 @@ from __future__ import annotations
 import sys
 
 from ..value import TYPE_CHECKING
-from . import add_command, emit_json
+from . import add_command, add_remove_stale, emit_json, report_stale
 
 if TYPE_CHECKING:
     from argparse import Namespace
     from typing import Any
 
-    from ..pdf.batch import Task
     from . import Subparsers
 
 EPILOG = """\
@@ -60,8 +59,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
-    p.add_argument("--remove-stale", action="store_true",
-                   help="remove the temporary files that killed pithtex runs left in the output folders")
+    add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
@@ -73,7 +71,7 @@ def run(args: Namespace) -> int:
                           force=args.force, password=_password(args), revert=args.revert, jobs=args.jobs)
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
-    _stale(plan.tasks, args.remove_stale)
+    report_stale([task.output.parent for task in plan.tasks], args.remove_stale)
     done = app.stamp(plan, progress=sys.stderr.isatty() and not args.json)
     _report(done.done, done.failed, args.json)
     return done.exit_code
@@ -85,30 +83,6 @@ def _password(args: Namespace) -> bytes | None:
         return None
     password: str = args.password
     return password.encode("utf-8")
-
-
-def _stale(tasks: list[Task], remove: bool) -> None:
-    """Name (or, with --remove-stale, remove) temporary files of killed runs in the folders
-    this run writes into: a kill -9 during -o leaves one as large as the output."""
-    from ..files import stale_temporaries
-    from ..safetext import line
-
-    folders = dict.fromkeys(task.output.parent for task in tasks)
-    for folder in folders:
-        for stale in stale_temporaries(folder):
-            if remove:
-                try:
-                    stale.unlink()
-                except FileNotFoundError:
-                    continue  # another run removed it first
-                except OSError as exc:
-                    print(line(f"pithtex: warning: {stale}: cannot remove it ({exc.strerror})"), file=sys.stderr)
-                    continue
-                print(line(f"pithtex: removed {stale}, a temporary file left by a killed pithtex run"),
-                      file=sys.stderr)
-            else:
-                print(line(f"pithtex: warning: {stale}: a temporary file left by a killed pithtex run "
-                           "(--remove-stale removes it)"), file=sys.stderr)
 
 
 def _report(done: list[dict[str, Any]], failed: list[tuple[str, str, int]], as_json: bool) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import errors
 from ..value import TYPE_CHECKING
-from . import add_command
+from . import add_command, add_remove_stale, report_stale
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -36,11 +36,15 @@ def register(subparsers: Subparsers) -> None:
     )
     p.add_argument("folder", nargs="?", default=".", metavar="DIR", help="the paper's folder (default: .)")
     p.add_argument("--force", action="store_true", help="replace a pith.sty that differs from the current one")
+    add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
+    from pathlib import Path
+
     from ..sty import write_beside
 
+    report_stale([Path(args.folder)], args.remove_stale)
     done = write_beside(args.folder, force=args.force)
     said = {"written": "wrote", "replaced": "replaced", "unchanged": "already current:"}[done.status]
     print(f"{said} {done.path} (pith.sty {done.version})")
