@@ -9,6 +9,7 @@ of catalogue.py, which says what it means and how to fix it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -374,6 +375,11 @@ def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
     num = given[-1]
     typed = num.name.strip()
     text = expand_macros(typed, src.macros)
+    loop = _macro_loop(typed, src.macros) if text is None else None
+    if loop:  # \def\mynum{\mynum}: defined, but TeX would expand it for ever
+        through = f" through {' '.join(loop[1:-1])}" if len(loop) > 2 else ""
+        return [warning(PITH_NUMBER_MACRO, f"\\pithnumber{{{typed}}}: {loop[0]} expands to itself{through} "
+                        "(a loop: TeX would never finish expanding it)", PITH_NUMBER_MACRO.fix, num.file, num.line)]
     if text is None:  # defined some other way (or elsewhere): the compiled PDFs still say
         return [warning(PITH_NUMBER_MACRO, f"\\pithnumber{{{typed}}}: a macro in it is not defined by "
                         "\\newcommand or \\def in the files this check reads", PITH_NUMBER_MACRO.fix,
@@ -390,6 +396,32 @@ def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
 
 _CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)\s*")
 MAX_EXPANSIONS = 50
+
+
+def _macro_loop(text: str, macros: dict[str, str]) -> list[str] | None:
+    """The first cycle among the macros `text` reaches (`[\\a, \\b, \\a]`), None when there is
+    none: why a defined macro never finishes expanding. Each macro is visited once (an explicit
+    stack, so a long chain cannot exhaust Python's recursion)."""
+    def uses(body: str) -> Iterator[str]:
+        return ("\\" + m.group(1) for m in _CONTROL_WORD.finditer(body))
+
+    done: set[str] = set()
+    path: list[str] = []
+    stack = [uses(text)]
+    while stack:
+        name = next(stack[-1], None)
+        if name is None:
+            stack.pop()
+            if path:
+                done.add(path.pop())
+            continue
+        if name in path:
+            return [*path[path.index(name):], name]
+        if name in done or name not in macros:
+            continue
+        path.append(name)
+        stack.append(uses(macros[name]))
+    return None
 
 
 def expand_macros(text: str, macros: dict[str, str]) -> str | None:

@@ -22,7 +22,7 @@ from ..value import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     # What add_subparsers() returns: argparse names the class only privately (typeshed too).
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -61,6 +61,21 @@ class _Parser(argparse.ArgumentParser):
     """argparse with usage errors as one line (and JSON with --json) and exit code 2."""
 
     json_errors = False  # set by main() when the command line asks for --json
+
+    def parse_known_args(  # type: ignore[override]  # one body for typeshed's three overloads
+            self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        """`--` ends the options (POSIX): what follows is a file name, even `--number`. A user who
+        put an option there by mistake hears so in one line, instead of 'no such file --number'
+        after the other files were worked on; a file that really has such a name is still taken."""
+        given = list(sys.argv[1:] if args is None else args)
+        if "--" in given:
+            # argparse keeps its actions in `_actions` (stable since 2.7; no public listing), groups' too
+            options = {name for action in self._actions for name in action.option_strings}
+            for token in given[given.index("--") + 1:]:
+                if token.split("=", 1)[0] in options and not os.path.lexists(token):
+                    self.error(f"{token} after -- is taken as a file name (-- ends the options); "
+                               "put the options before --")
+        return super().parse_known_args(given, namespace)
 
     def error(self, message: str) -> NoReturn:
         _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")

@@ -13,6 +13,11 @@ class PdfSyntaxError(ValueError):
     """Bytes that are not the PDF syntax expected at this place."""
 
 
+class TooDeep(PdfSyntaxError):
+    """Arrays or dictionaries nested deeper than a document ever needs: said as that, not as
+    the misplaced object or broken xref a reader would otherwise take it for."""
+
+
 class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
 

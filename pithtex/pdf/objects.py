@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..value import TYPE_CHECKING, NamedTuple
-from .errors import PdfSyntaxError
+from .errors import PdfSyntaxError, TooDeep
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -156,7 +156,7 @@ class Parser:
     # -- objects -------------------------------------------------------------------------
     def parse(self, depth: int = 0) -> Any:
         if depth > MAX_DEPTH:
-            raise PdfSyntaxError("objects nested too deeply")
+            raise TooDeep(f"arrays or dictionaries nested more than {MAX_DEPTH} deep (an attack or damage)")
         m = _ATOM.match(self.data, self.pos)
         if m:
             self.pos = m.end()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..files import open_input
 from ..value import TYPE_CHECKING
-from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk, TooDeep
 from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
 
 if TYPE_CHECKING:
@@ -273,6 +273,8 @@ class PdfFile:
             if self.read(offset, offset + 4) == b"xref":
                 return self._table(offset)
             return self._xref_stream(offset)
+        except TooDeep as exc:  # the section is where it should be: what it holds is the trouble
+            raise Damaged(f"the cross-reference section at byte {offset}: {exc}") from None
         except ValueError as exc:  # PdfSyntaxError and int()/bytes.fromhex() on damaged bytes
             raise Damaged(f"broken cross-reference section at byte {offset}: {exc}") from None
 
@@ -384,6 +386,8 @@ class PdfFile:
         if entry is not None and entry[0] == 1:
             try:
                 _, value = self.parse_at(entry[1], lambda p: p.indirect(expect=ref))
+            except TooDeep as exc:  # found where the xref says, but nested past any document's need
+                raise Damaged(f"object {ref.num}: {exc}") from None
             except ValueError as exc:  # PdfSyntaxError, bad numbers
                 raise Damaged(f"object {ref.num} is not at the offset the xref gives: {exc}") from None
             # Undecryptable data is an EncryptionError of its own (a cipher we lack, a bad
