@@ -136,37 +136,43 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
     with _guard(target):
         keep = _ownership(target, path)
         fd, tmp = _temp_beside(target)
-        raw = os.fdopen(fd, "wb")
         try:
-            # Only failures of the output itself become OutputError; an error from whatever
-            # the block reads meanwhile (its input) passes on as what it is.
-            yield _Output(raw, path)
-            try:
-                raw.flush()
-                _give(raw.fileno(), keep, _mode_for(target) if mode is None else mode)
-                if sync:
-                    os.fsync(raw.fileno())
-                raw.close()  # a network file system may report a failed write only here
-                os.replace(tmp, target)
-            except OSError as exc:
-                raise _cannot_write(path, exc) from None
+            with _dropped_on_failure(os.fdopen(fd, "wb")) as raw:
+                # Only failures of the output itself become OutputError; an error from whatever
+                # the block reads meanwhile (its input) passes on as what it is.
+                yield _Output(raw, path)
+                try:
+                    raw.flush()
+                    _give(raw.fileno(), keep, _mode_for(target) if mode is None else mode)
+                    if sync:
+                        os.fsync(raw.fileno())
+                    os.replace(tmp, target)
+                except OSError as exc:
+                    raise _cannot_write(path, exc) from None
             if sync:
-                with held():  # renamed: the write is done, and its folder entry is made to last
-                    _sync_folder_of(target, path)
+                try:
+                    sync_folder(target.parent)
+                except OSError as exc:  # renamed, but the folder's entry may not survive a crash
+                    raise OutputError(f"{path}: written, but its folder could not be synced to disk "
+                                      f"({exc.strerror or exc})") from None
         except BaseException:
             with held():  # a second Ctrl-C or SIGTERM must not leave the temporary file behind
-                with suppress(OSError):
-                    raw.close()  # what its buffer still held goes with the file: no unnamed ENOSPC
                 _unlink(tmp)
             raise
 
 
-def _sync_folder_of(target: Path, shown: Path | str) -> None:
+@contextmanager
+def _dropped_on_failure(raw: BinaryIO) -> Iterator[BinaryIO]:
+    """`raw`, closed when the block ends; after a failure without flushing what its buffer still
+    holds (it goes with the temporary file): flushing it again on a full disk raised a second,
+    unnamed ENOSPC in place of the OutputError that names the file."""
     try:
-        sync_folder(target.parent)
-    except OSError as exc:  # renamed, but the folder's entry may not survive a crash
-        raise OutputError(f"{shown}: written, but its folder could not be synced to disk "
-                          f"({exc.strerror or exc})") from None
+        yield raw
+    except BaseException:
+        with suppress(OSError):
+            raw.close()  # BufferedWriter.close closes the descriptor even when its flush fails
+        raise
+    raw.close()
 
 
 @contextmanager
