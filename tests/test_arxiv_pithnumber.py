@@ -54,14 +54,3 @@ def test_a_macro_defined_otherwise_is_left_to_the_compile(paper: Path):
     found = static_rules(paper)
     assert set(found) == {"pith-number-macro"} and found["pith-number-macro"][0].severity == "warning"
     assert "\\fromelsewhere" in found["pith-number-macro"][0].message
-
-
-@pytest.mark.parametrize(("defs", "said"), [
-    ("\\def\\mynum{\\mynum}", "\\mynum expands to itself (a loop"),
-    ("\\def\\mynum{\\other}\n\\newcommand{\\other}{pith:\\mynum}", "\\mynum expands to itself through \\other (a loop"),
-])
-def test_a_macro_that_expands_to_itself_is_called_a_loop_not_undefined(paper: Path, defs: str, said: str):
-    with_pith(paper, f"{defs}\n\\pithnumber{{\\mynum}}")
-    (found,) = static_rules(paper)["pith-number-macro"]
-    assert found.message.startswith(f"\\pithnumber{{\\mynum}}: {said}"), found.message
-    assert "not defined" not in found.message

@@ -3,12 +3,15 @@ the matter, in one line."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from .conftest import BODY, assert_clean_error, pithtex_cli
 from .pdfkit import make_pdf
+from .test_arxiv_pithnumber import with_pith
+from .test_arxiv_rules import PLAIN, static_rules
 
 
 def deep_pdf(path: Path, depth: int, where: str) -> Path:
@@ -59,3 +62,16 @@ def test_a_file_really_named_like_an_option_is_still_a_file_after_double_dash(tm
     p = pithtex_cli("stamp", "--number", BODY, "-o", "out.pdf", "--", "--force", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "out.pdf").exists()
+
+
+@pytest.mark.parametrize(("defs", "said"), [
+    ("\\def\\mynum{\\mynum}", "\\mynum expands to itself (a loop"),
+    ("\\def\\mynum{\\other}\n\\newcommand{\\other}{pith:\\mynum}", "\\mynum expands to itself through \\other (a loop"),
+])
+def test_a_macro_that_expands_to_itself_is_called_a_loop_not_undefined(tmp_path: Path, defs: str, said: str):
+    paper = tmp_path / "paper"
+    shutil.copytree(PLAIN, paper)
+    with_pith(paper, f"{defs}\n\\pithnumber{{\\mynum}}")
+    (found,) = static_rules(paper)["pith-number-macro"]
+    assert found.message.startswith(f"\\pithnumber{{\\mynum}}: {said}"), found.message
+    assert "not defined" not in found.message

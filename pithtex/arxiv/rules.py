@@ -375,12 +375,13 @@ def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
     num = given[-1]
     typed = num.name.strip()
     text = expand_macros(typed, src.macros)
-    loop = _macro_loop(typed, src.macros) if text is None else None
-    if loop:  # \def\mynum{\mynum}: defined, but TeX would expand it for ever
-        through = f" through {' '.join(loop[1:-1])}" if len(loop) > 2 else ""
-        return [warning(PITH_NUMBER_MACRO, f"\\pithnumber{{{typed}}}: {loop[0]} expands to itself{through} "
-                        "(a loop: TeX would never finish expanding it)", PITH_NUMBER_MACRO.fix, num.file, num.line)]
     if text is None:  # defined some other way (or elsewhere): the compiled PDFs still say
+        loop = _macro_loop(typed, src.macros)
+        if loop:  # \def\mynum{\mynum}: defined, but TeX would expand it for ever
+            through = f" through {' '.join(loop[1:-1])}" if len(loop) > 2 else ""
+            return [warning(PITH_NUMBER_MACRO, f"\\pithnumber{{{typed}}}: {loop[0]} expands to itself{through} "
+                            "(a loop: TeX would never finish expanding it)", PITH_NUMBER_MACRO.fix,
+                            num.file, num.line)]
         return [warning(PITH_NUMBER_MACRO, f"\\pithnumber{{{typed}}}: a macro in it is not defined by "
                         "\\newcommand or \\def in the files this check reads", PITH_NUMBER_MACRO.fix,
                         num.file, num.line)]
