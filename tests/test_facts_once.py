@@ -16,10 +16,10 @@ import pytest
 from pithtex import brand, limits
 from pithtex.arxiv import ENGINES, ROUTES
 from pithtex.cli import build_parser
+from pithtex.latex.render import logo_path
 from pithtex.number import BASE32_ALPHABET, PithNumber
 from pithtex.pdf import badge as pdf_badge
 from pithtex.pdf import xmp
-from pithtex.render import logo_path
 
 from .conftest import ROOT, pithtex_cli
 
@@ -109,7 +109,7 @@ def test_other_shared_facts_have_one_home():
         return sorted({m for m, _line, v in strings if pred(v)})
 
     assert where(lambda v: BASE32_ALPHABET in v or "A-Za-z2-7" in v or "A-Z2-7" in v) == ["pithtex/number.py"]
-    assert where(lambda v: "DejaVuSans.ttf" in v) == ["pithtex/metrics.py"]
+    assert where(lambda v: "DejaVuSans.ttf" in v) == ["pithtex/web/metrics.py"]
     assert where(lambda v: "this is a bug in pithtex" in v) == ["pithtex/errors.py"]
     assert ("auto", *ROUTES, "all") == ENGINES and ROUTES == ("pdflatex", "latex", "xelatex")
     for command in ("check", "bundle"):

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from pithtex import brand
-from pithtex.sty import current, declared, text
+from pithtex.latex.sty import current, declared, text
 
 from .conftest import ROOT, assert_clean_error, pithtex_cli
 

@@ -43,7 +43,7 @@ def run(args: Namespace) -> int:
     from pathlib import Path
 
     from ..errors import PithError
-    from ..render import check, render_all
+    from ..latex.render import check, render_all
 
     root = Path(args.root)
     if not root.is_dir():
@@ -64,7 +64,7 @@ def run(args: Namespace) -> int:
 
 
 def _render_web(folder: Path) -> int:
-    from ..webassets import render_web_assets
+    from ..web.assets import render_web_assets
 
     for path in render_web_assets(folder):
         print(f"wrote {path}")

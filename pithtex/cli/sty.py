@@ -39,7 +39,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from ..sty import write_beside
+    from ..latex.sty import write_beside
 
     done = write_beside(args.folder, force=args.force)
     said = {"written": "wrote", "replaced": "replaced", "unchanged": "already current:"}[done.status]
