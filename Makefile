@@ -151,4 +151,4 @@ texlive-matrix: venv system-packages
 # takes it from.
 doc: venv system-packages
 	$(PITHTEX) render --check
-	$(BIN)/python -m pithtex.manual $(OUT)/doc
+	$(BIN)/python -m pithtex.latex.manual $(OUT)/doc

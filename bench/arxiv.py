@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pithtex import sty
 from pithtex.arxiv.check import check_path
+from pithtex.latex import sty
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.3

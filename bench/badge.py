@@ -22,8 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pithtex import badge, brand
+from pithtex import brand
 from pithtex.number import PithNumber
+from pithtex.web import badge
 
 NODE_LOOP = """
 const { makeBadge } = require('badge-maker');

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pithtex import sty  # noqa: E402
+from pithtex.latex import sty  # noqa: E402
 
 PITHTEX = Path(sys.executable).parent / "pithtex"
 TARGET_MB = 100

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pithtex.sty import write_beside  # noqa: E402
+from pithtex.latex.sty import write_beside  # noqa: E402
 
 EXAMPLES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
 CHROOT = Path("/var/cache/pithtex-texlive/forky")

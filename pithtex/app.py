@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 
     from .arxiv.bundle import Bundle
     from .arxiv.check import Check
-    from .arxivid import ArxivId
-    from .badge import BadgeState
+    from .arxiv.ids import ArxivId
     from .number import PithNumber
     from .pdf.batch import Task
     from .pdf.facts import Facts
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     from .resolver import Resolver
     from .trust import KeyRing
     from .verify import Report
+    from .web.badge import BadgeState
 
 
 # -- keys and the resolver ----------------------------------------------------------------
@@ -131,7 +131,7 @@ def verify_arxiv(arxiv: ArxivId | str, keys: KeyRing | None = None, *, base_url:
                  offline: bool = False,
                  title: str | None = None, expect: PithNumber | str | None = None) -> Verification:
     """An arXiv id resolved to its Pith Number, whose record must hash to it and be of that paper."""
-    from .arxivid import ArxivId
+    from .arxiv.ids import ArxivId
     from .verify import Check, verify_document
 
     asked = ArxivId.parse(arxiv) if isinstance(arxiv, str) else arxiv
@@ -217,8 +217,8 @@ class Badge(NamedTuple):
 def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: KeyRing | None = None) -> BadgeState:
     """Verify `document` (when given) for `number`; 'verified' needs a passing report for this number."""
     from . import brand
-    from .badge import BadgeState, state_of_report
     from .verify import verify_document
+    from .web.badge import BadgeState, state_of_report
 
     if document is None:
         return BadgeState()
@@ -234,7 +234,7 @@ def make_badge(number: PithNumber | str, *, record: str | Path | None = None, fe
     """A badge for `number`, its state checked from `record` or (fetch=True) the resolver's record.
     A record that cannot be had makes the badge 'unchecked' (a missing record file is an error)."""
     from . import brand
-    from .badge import BadgeState
+    from .web.badge import BadgeState
 
     number = _number(number)
     if record is None and not fetch:
@@ -257,7 +257,7 @@ def make_badge(number: PithNumber | str, *, record: str | Path | None = None, fe
 def badge_arxiv(arxiv: ArxivId | str, *, base_url: str | None = None, offline: bool = False,
                 keys: KeyRing | None = None) -> Badge:
     """The badge of an arXiv paper: its number from the resolver, checked like `verify_arxiv`."""
-    from .badge import state_of_report
+    from .web.badge import state_of_report
 
     checked = verify_arxiv(arxiv, keys, base_url=base_url, offline=offline)
     assert checked.resolved is not None  # verify_arxiv always names the number it resolved

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import brand, net
-from .arxivid import ArxivId
+from .arxiv.ids import ArxivId
 from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
 from .files import read_input, stale_temporaries, write_atomic
 from .limits import MAX_RESPONSE_BYTES, env_seconds

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors, titles
-from .arxivid import ArxivId, source_problem
+from .arxiv.ids import ArxivId, source_problem
 from .brand import ADDED_BY_OPTION, STATE_OF_EXIT
 from .errors import InvalidNumber, PithError
 from .number import PithAlias, PithNumber, parse_reference

@@ -84,7 +84,7 @@ def pithtex_cli(*args: str, env: dict | None = None, timeout: float = 120, cwd: 
 def example_paper(cls: str, dest: Path) -> Path:
     """A copy of examples/<cls> with the current pith.sty beside it, as `pithtex sty` makes it
     (the examples themselves hold only the paper)."""
-    from pithtex.sty import write_beside
+    from pithtex.latex.sty import write_beside
 
     shutil.copytree(ROOT / "examples" / cls, dest, ignore=shutil.ignore_patterns("*.pdf", "*.aux", "*.log"))
     write_beside(dest)

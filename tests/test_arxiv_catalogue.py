@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pithtex import rule_catalogue as catalogue
+from pithtex.arxiv import catalogue
+from pithtex.arxiv.catalogue import BY_ID, RULES, Rule
 from pithtex.arxiv.diagnostic import error, warning
-from pithtex.render import RULES_PATH, render_rules
-from pithtex.rule_catalogue import BY_ID, RULES, Rule
+from pithtex.latex.render import RULES_PATH, render_rules
 
 from .conftest import ROOT
 
@@ -48,7 +48,7 @@ def test_the_ids_and_severities_are_the_promised_ones():
 
 def _modules() -> dict[Path, ast.Module]:
     return {p: ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))
-            if p.name != "rule_catalogue.py"}
+            if p.name != "catalogue.py"}
 
 
 def _rule_names_used(tree: ast.Module) -> set[str]:

@@ -135,7 +135,7 @@ def test_review_options_are_read_without_compiling(tmp_path: Path, cls: str, set
     from pithtex.arxiv.rules import static_check
     from pithtex.arxiv.scan import scan
     from pithtex.arxiv.upload import open_upload
-    from pithtex.sty import write_beside
+    from pithtex.latex.sty import write_beside
 
     folder = tmp_path / "p"
     folder.mkdir()

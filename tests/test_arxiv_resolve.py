@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from pithtex.arxivid import ArxivId, looks_like, source_problem
+from pithtex.arxiv.ids import ArxivId, looks_like, source_problem
 from pithtex.errors import InvalidNumber
 from pithtex.number import PithNumber
 from pithtex.verify import verify_document

@@ -11,12 +11,13 @@ from xml.etree import ElementTree as ET
 import pytest
 from PIL import Image
 
-from pithtex import badge, brand
+from pithtex import brand
 from pithtex.app import badge_state
-from pithtex.metrics import DEJAVU_SANS, measure, text_width
 from pithtex.number import PithNumber
 from pithtex.record import load_document
 from pithtex.trust import KeyRing, PublicKey, pinned_keys
+from pithtex.web import badge
+from pithtex.web.metrics import DEJAVU_SANS, measure, text_width
 
 from .conftest import BODY, SEED_PATH, URL, assert_clean_error, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
@@ -107,7 +108,7 @@ def test_hostile_text_is_escaped_into_valid_xml():
 
 
 def test_metrics_table_matches_dejavu_sans():
-    shipped = json.loads((Path(badge.__file__).parent / "data" / "text-widths-11px.json").read_text())
+    shipped = json.loads((Path(badge.__file__).parents[1] / "data" / "text-widths-11px.json").read_text())
     assert shipped["widths"] == measure(DEJAVU_SANS)["widths"]
     assert text_width("W") > text_width("i") > 0 and text_width("\u2603") == shipped["fallback"]
 

@@ -12,8 +12,9 @@ from xml.etree import ElementTree as ET
 import pytest
 from PIL import Image
 
-from pithtex import badge, brand
+from pithtex import brand
 from pithtex.number import PithNumber
+from pithtex.web import badge
 
 from .conftest import BODY, URL
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from pithtex import webassets
 from pithtex.brand import STATE_OF_EXIT
 from pithtex.errors import RecordError
 from pithtex.record import MAX_DEPTH, MAX_DIGITS, canonical_of, number_of, parse_document, title_sha256
 from pithtex.trust import KeyRing, keys_from_json, pinned_keys
 from pithtex.verify import verify_document
+from pithtex.web import assets as webassets
 
 from . import browserkit
 from .conftest import pithtex_cli

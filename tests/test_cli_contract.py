@@ -41,7 +41,7 @@ def with_bug(tmp_path: Path, module: str, function: str, error: str = "TypeError
 @pytest.mark.parametrize(("module", "function", "error", "args"), [
     ("record", "canonical_of", "TypeError", ["number", "--record", str(SEED_PATH)]),
     ("verify", "verify_document", "KeyError", ["verify", str(SEED_PATH)]),
-    ("badge", "svg", "IndexError", ["badge", BODY]),
+    ("web.badge", "svg", "IndexError", ["badge", BODY]),
 ])
 def test_an_injected_bug_is_exit_70_not_bad_input(tmp_path, module, function, error, args):
     env = with_bug(tmp_path, module, function, error)

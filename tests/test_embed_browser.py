@@ -12,11 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from pithtex import badgeshape, webassets
 from pithtex.number import PithNumber
 from pithtex.record import canonical_json
 from pithtex.trust import KeyRing, PublicKey, pinned_keys
 from pithtex.verify import verify_document
+from pithtex.web import assets as webassets
+from pithtex.web import shape as badgeshape
 
 from . import browserkit
 from .conftest import BODY, pithtex_cli
@@ -152,22 +153,22 @@ def test_every_segment_holds_wcag_aa_contrast(theme):
     assert contrast(panel_bg, text) >= 4.5 and contrast(panel_bg, link) >= 4.5
 
 
-def test_badge_and_webassets_do_not_import_each_other():
+def test_badge_does_not_import_the_web_assets():
     import ast
     from pathlib import Path
 
-    from pithtex import badge
+    from pithtex.web import badge
 
     source = ast.parse(Path(badge.__file__).read_text())
     names = {alias.name for node in ast.walk(source) if isinstance(node, ast.ImportFrom) for alias in node.names}
     modules = {node.module for node in ast.walk(source) if isinstance(node, ast.ImportFrom)}
-    assert "webassets" not in names and "webassets" not in modules
+    assert not {"assets", "webassets"} & names and not {"assets", "web.assets"} & {m or "" for m in modules}
 
 
 def test_render_check_guards_the_web_package(tmp_path):
     import shutil
 
-    from pithtex.render import CHECKOUT_MARK, check, render_all
+    from pithtex.latex.render import CHECKOUT_MARK, check, render_all
 
     from .conftest import ROOT
 

@@ -16,12 +16,13 @@ import pytest
 from pithtex import brand, limits
 from pithtex.arxiv import ENGINES, ROUTES
 from pithtex.cli import build_parser
+from pithtex.latex.render import logo_path
 from pithtex.number import BASE32_ALPHABET, PithNumber
 from pithtex.pdf import badge as pdf_badge
 from pithtex.pdf import xmp
-from pithtex.render import logo_path
 
 from .conftest import ROOT, pithtex_cli
+from .pdfkit import Writer
 
 PACKAGE = ROOT / "pithtex"
 
@@ -90,15 +91,11 @@ def _pdf_with_packet(path: Path, packet: bytes) -> Path:
               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
               b"<< /Type /Metadata /Subtype /XML /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
               % (len(data), data)]
-    out, offsets = bytearray(b"%PDF-1.7\n"), []
-    for i, body in enumerate(bodies, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (i, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(bodies) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(bodies) + 1, xref)
-    path.write_bytes(bytes(out))
+    w = Writer(b"%PDF-1.7\n")
+    for num, body in enumerate(bodies, 1):
+        w.obj(num, body)
+    out = w.end(w.table(w.entries(), b"<< /Size %d /Root 1 0 R >>" % (len(bodies) + 1)))
+    path.write_bytes(out)
     return path
 
 
@@ -109,7 +106,7 @@ def test_other_shared_facts_have_one_home():
         return sorted({m for m, _line, v in strings if pred(v)})
 
     assert where(lambda v: BASE32_ALPHABET in v or "A-Za-z2-7" in v or "A-Z2-7" in v) == ["pithtex/number.py"]
-    assert where(lambda v: "DejaVuSans.ttf" in v) == ["pithtex/metrics.py"]
+    assert where(lambda v: "DejaVuSans.ttf" in v) == ["pithtex/web/metrics.py"]
     assert where(lambda v: "this is a bug in pithtex" in v) == ["pithtex/errors.py"]
     assert ("auto", *ROUTES, "all") == ENGINES and ROUTES == ("pdflatex", "latex", "xelatex")
     for command in ("check", "bundle"):

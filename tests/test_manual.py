@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from pithtex.manual import build
-from pithtex.render import render_doc, render_sty
-from pithtex.sty_options import MANUAL_CLASSES, MESSAGE_NAMES, OPTION_NAMES, OPTIONS, latex_text
+from pithtex.latex.manual import build
+from pithtex.latex.options import MANUAL_CLASSES, MESSAGE_NAMES, OPTION_NAMES, OPTIONS, latex_text
+from pithtex.latex.render import render_doc, render_sty
 
 from .conftest import BODY, URL
 from .texrun import read_facts

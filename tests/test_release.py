@@ -105,7 +105,7 @@ def test_ctan_doc_and_dist_build_in_a_clean_clone(tmp_path: Path):
     with tarfile.open(clone / "dist" / f"pithtex-{version}.tar.gz") as tar:
         names = set(tar.getnames())
         top = f"pithtex-{version}"
-        assert {f"{top}/pyproject.toml", f"{top}/README.md", f"{top}/pithtex/sty_options.py",
+        assert {f"{top}/pyproject.toml", f"{top}/README.md", f"{top}/pithtex/latex/options.py",
                 f"{top}/latex/LICENSE"} <= names, sorted(names)[:20]
     with tarfile.open(clone / "dist" / f"pith-badge-{version}.tgz") as tar:
         names = set(tar.getnames())

@@ -6,7 +6,7 @@ import re
 import shutil
 
 from pithtex import brand
-from pithtex.render import CHECKOUT_MARK, check, logo_path, render_all, render_sty
+from pithtex.latex.render import CHECKOUT_MARK, check, logo_path, render_all, render_sty
 
 from .conftest import ROOT, assert_clean_error, pithtex_cli
 

@@ -432,7 +432,7 @@ def test_iclr_camera_ready_badge_flush_left_as_its_title_block(tmp_path, pith_fi
 
 
 def test_every_review_mode_the_manual_lists_is_compiled_here():
-    from pithtex.sty_options import REVIEW_MODES
+    from pithtex.latex.options import REVIEW_MODES
 
     # IEEEtran peerreview and acmart anonymous: tests/test_sty_options.py.
     tried = {mode for _c, _p, mode in REVIEW_CASES} | {"IEEEtran peerreview mode", "acmart anonymous mode"}

@@ -52,6 +52,7 @@ def test_a_stamp_loads_no_heavy_module():
     """What the stamp path imports, checked in a fresh interpreter (start-up is most of a stamp)."""
     code = ("import sys; import pithtex.cli.stamp, pithtex.pdf.batch, pithtex.pdf.update, pithtex.pdf.xmp; "
             "print(sorted({'typing', 'dataclasses', 'inspect', 'hashlib', 'xml.etree.ElementTree', 'json', "
-            "'pypdf', 'cryptography', 'jinja2', 'pithtex.render', 'pithtex.rule_catalogue'} & set(sys.modules)))")
+            "'pypdf', 'cryptography', 'jinja2', 'pithtex.latex.render', "
+            "'pithtex.arxiv.catalogue'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

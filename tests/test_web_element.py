@@ -22,10 +22,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pithtex import brand, webassets
+from pithtex import brand
 from pithtex.number import PithNumber
 from pithtex.trust import KeyRing, PublicKey, fingerprint, pinned_keys
 from pithtex.verify import verify_document
+from pithtex.web import assets as webassets
 
 from . import browserkit, drivers
 from .conftest import BODY, ROOT, SEED_PATH

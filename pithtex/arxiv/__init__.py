@@ -8,7 +8,7 @@
     logparse.py  errors, undefined references, missing characters, overfull boxes
     pdfcheck.py  the compiled PDF: number in Info and XMP, badge link, left margin
     check.py     the whole check; report.py prints it; bundle.py makes the upload
-    (every rule id with its severity, meaning and fix: pithtex/rule_catalogue.py, docs/arxiv-rules.md)
+    (every rule id with its severity, meaning and fix: pithtex/arxiv/catalogue.py, docs/arxiv-rules.md)
 
 The routes and the --engine choices live here, where the command line's parsers can read them
 without loading the check.

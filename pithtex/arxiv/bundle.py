@@ -20,9 +20,9 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import sty
 from ..errors import PithError, Refused
 from ..files import atomic_output, output_path
+from ..latex import sty
 from . import sandbox, texlive
 from .check import Check, Result, analyse, check_path
 from .scan import scan

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import PithError
-from ..rule_catalogue import (
+from ..value import TYPE_CHECKING
+from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
+from .catalogue import (
     BUILD_PRODUCTS,
     COMPILE_ERROR,
     COMPILE_TIMEOUT,
@@ -33,8 +35,6 @@ from ..rule_catalogue import (
     UNDEFINED_CITATION,
     UNDEFINED_REFERENCE,
 )
-from ..value import TYPE_CHECKING
-from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
 from .diagnostic import Diagnostic, error, warning
 from .rules import GRAPHICS_EXT, Facts, static_check
 from .scan import scan

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..rule_catalogue import ERROR, WARNING, Rule
 from ..value import TYPE_CHECKING
+from .catalogue import ERROR, WARNING, Rule
 
 if TYPE_CHECKING:
     from typing import Any

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .. import brand
 from ..pdf.facts import ARXIV_BAND, Link, facts_of
-from ..rule_catalogue import (
+from ..value import TYPE_CHECKING
+from .catalogue import (
     PDF_LEFT_BAND,
     PDF_NO_BADGE_LINK,
     PDF_NO_INFO,
@@ -24,7 +25,6 @@ from ..rule_catalogue import (
     PITH_BADGE_PAGE,
     PITH_HIDDEN,
 )
-from ..value import TYPE_CHECKING
 from .diagnostic import Diagnostic, error, warning
 from .logparse import BadgeNote
 

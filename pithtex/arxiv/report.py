@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import safetext
-from ..rule_catalogue import BY_ID, ERROR
+from .catalogue import BY_ID, ERROR
 from .diagnostic import Diagnostic
 
 if TYPE_CHECKING:

@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from .. import sty
 from ..errors import InvalidNumber
+from ..latex import sty
+from ..latex.options import OPTION_NAMES
 from ..number import PithNumber
-from ..rule_catalogue import (
+from ..value import TYPE_CHECKING
+from . import texlive
+from .catalogue import (
     BBL_MISSING,
     HYPERXMP_ORDER,
     MISSING_FILE,
@@ -34,9 +37,6 @@ from ..rule_catalogue import (
     UNSAFE_PATH,
     WRONG_CASE,
 )
-from ..sty_options import OPTION_NAMES
-from ..value import TYPE_CHECKING
-from . import texlive
 from .diagnostic import Diagnostic, error, warning
 from .scan import Ref, Sources
 from .upload import Upload

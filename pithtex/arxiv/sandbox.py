@@ -27,8 +27,8 @@ from concurrent.futures import wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..rule_catalogue import FILES_TOO_LARGE, LOG_TOO_LARGE
 from ..value import TYPE_CHECKING
+from .catalogue import FILES_TOO_LARGE, LOG_TOO_LARGE
 from .logparse import LogFacts, parse_log
 from .rules import PDF_ROUTE_EXT
 from .texlive import tex_env

@@ -12,9 +12,9 @@ from . import add_command, add_remove_stale, report_stale
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..badge import BadgeState
     from ..number import PithNumber
     from ..trust import KeyRing
+    from ..web.badge import BadgeState
     from . import Subparsers
 
 EPILOG = """\
@@ -107,7 +107,7 @@ def run(args: Namespace) -> int:
 
 
 def _run_format(args: Namespace, number: PithNumber, state: BadgeState) -> int:
-    from .. import badge
+    from ..web import badge
 
     fmt = args.format
     if fmt == "svg":
@@ -167,10 +167,10 @@ def _keys(args: Namespace) -> KeyRing:
 
 
 def _embed(args: Namespace, number: PithNumber) -> int:
-    from .. import webassets
     from ..errors import PithError
     from ..files import write_atomic
     from ..resolver import base_url
+    from ..web import assets as webassets
 
     if args.keys:
         # The reader's browser checks the record against the keys the page gives it; a key

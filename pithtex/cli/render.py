@@ -44,7 +44,7 @@ def run(args: Namespace) -> int:
     from pathlib import Path
 
     from ..errors import PithError
-    from ..render import check, render_all
+    from ..latex.render import check, render_all
 
     root = Path(args.root)
     if not root.is_dir():
@@ -68,7 +68,7 @@ def run(args: Namespace) -> int:
 
 
 def _render_web(folder: Path) -> list[Path]:
-    from ..webassets import render_web_assets
+    from ..web.assets import render_web_assets
 
     written = render_web_assets(folder)
     for path in written:

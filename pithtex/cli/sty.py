@@ -42,7 +42,7 @@ def register(subparsers: Subparsers) -> None:
 def run(args: Namespace) -> int:
     from pathlib import Path
 
-    from ..sty import write_beside
+    from ..latex.sty import write_beside
 
     report_stale([Path(args.folder)], args.remove_stale)
     done = write_beside(args.folder, force=args.force)

@@ -93,7 +93,7 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: Namespace) -> int:
     from .. import app
-    from ..arxivid import ArxivId, looks_like
+    from ..arxiv.ids import ArxivId, looks_like
     from ..errors import InvalidNumber, PithError
     from ..files import output_path
     from ..number import PithNumber

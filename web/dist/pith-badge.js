@@ -38,7 +38,7 @@ const isBody = (s) => s.length === 26 && Array.from(s).every((c) => C.alphabet.i
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const httpUrl = (u) => { try { const x = new URL(u, document.baseURI); return /^https?:$/.test(x.protocol) ? x.href : null; } catch { return null; } };
 
-// -- drawing: pithtex.badgeshape's table, the one drawing badge.py serialises too --
+// -- drawing: pithtex.web.shape's table, the one drawing badge.py serialises too --
 function widthOf(text) {
   return Math.round(Array.from(text).reduce((sum, c) => sum + (C.chars[c] ?? C.charFallback), 0) * 100) / 100;
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import brand
+from .. import brand
 
 EXAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 # The example papers (examples/<class>/) whose page 1 the manual shows, built with it: one

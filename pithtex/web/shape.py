@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from . import brand, safetext
+from .. import brand, safetext
 from .metrics import text_width
 
 HEIGHT = 20

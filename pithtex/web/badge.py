@@ -2,7 +2,7 @@
 
 The SVG follows the shields.io "flat" look (20 px high, 5 px padding, text drawn at 10x
 and scaled by `scale(.1)` with `textLength`, `role="img"`, `aria-label`, `<title>`), with
-widths from `pithtex.metrics` so no font is needed. Everything here is a pure function of
+widths from `pithtex.web.metrics` so no font is needed. Everything here is a pure function of
 its arguments; the caller decides which state word a badge shows (see `pithtex.app.badge_state`
 and `brand.STATES`): "verified" only for a record that verified against a trusted key and
 hashes to this very number, "invalid" for one that verifiably fails, "unchecked" when it
@@ -17,8 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import badgeshape, brand, safetext
-from .badgeshape import (
+from .. import brand, safetext
+from ..number import PithNumber
+from . import shape as badgeshape
+from .metrics import DEJAVU_SANS, text_width
+from .shape import (
     CHECK_PX,
     HEIGHT,
     LOGO_GAP,
@@ -29,8 +32,6 @@ from .badgeshape import (
     label_width,
     status_width,
 )
-from .metrics import DEJAVU_SANS, text_width
-from .number import PithNumber
 
 if TYPE_CHECKING:
     import qrcode
@@ -78,7 +79,7 @@ def esc(text: str) -> str:
     return safetext.xml(text)
 
 
-# -- SVG: the drawing is pithtex.badgeshape's table, the one pith-badge.js draws too ------
+# -- SVG: the drawing is pithtex.web.shape's table, the one pith-badge.js draws too ------
 @dataclass(frozen=True)
 class Layout:
     """Segment widths in px: label (logo + 'pith'), message (the number), status (optional)."""

@@ -6,7 +6,7 @@ machine, so our table holds the advance widths of **DejaVu Sans at 11 px** (Debi
 printable ASCII. The PNG badge draws with that same font, so layout and pixels agree;
 SVG text uses `textLength`, so a browser that substitutes another font still fits.
 
-Regenerate the table with `python -m pithtex.metrics [FONT.ttf]`.
+Regenerate the table with `python -m pithtex.web.metrics [FONT.ttf]`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def measure(font_path: Path = DEJAVU_SANS) -> dict[str, object]:
         "font": f"{family} {style}",
         "source": str(font_path),
         "size_px": FONT_SIZE,
-        "note": "advance widths in px; measured with Pillow by pithtex.metrics.measure",
+        "note": "advance widths in px; measured with Pillow by pithtex.web.metrics.measure",
         "fallback": max(widths.values()),
         "widths": widths,
     }
@@ -59,6 +59,6 @@ if __name__ == "__main__":  # regenerate the shipped table
     import sys
 
     font = Path(sys.argv[1]) if len(sys.argv) > 1 else DEJAVU_SANS
-    out = Path(__file__).parent / TABLE
+    out = Path(__file__).parents[1] / TABLE
     out.write_text(json.dumps(measure(font), indent=1, ensure_ascii=False) + "\n", "utf-8")
     print(f"wrote {out}")

@@ -1,7 +1,7 @@
 """The web assets: the self-verifying `<pith-badge>` element, its snippets, and the npm package.
 
 Rendered from the Jinja2 templates in `pithtex/templates/web/`. The script carries the
-pinned registry keys and the badge drawing (`pithtex.badgeshape`'s table) baked in at
+pinned registry keys and the badge drawing (`pithtex.web.shape`'s table) baked in at
 render time, so it needs nothing but the browser (WebCrypto for SHA-256 and Ed25519) and
 trusts no server. The npm package under `web/` (ES module, classic script, types) is
 rendered by `pithtex render` like latex/pith.sty, so `render --check` guards it.
@@ -16,12 +16,14 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from . import badge, badgeshape, brand
-from .files import write_atomic
-from .limits import MAX_RESPONSE_BYTES
+from .. import brand
+from ..files import write_atomic
+from ..limits import MAX_RESPONSE_BYTES
+from ..number import BASE32_ALPHABET, PithNumber
+from ..record import MAX_DEPTH, MAX_DIGITS
+from . import badge
+from . import shape as badgeshape
 from .metrics import text_width
-from .number import BASE32_ALPHABET, PithNumber
-from .record import MAX_DEPTH, MAX_DIGITS
 from .templating import render_template
 
 SCRIPT_NAME = "pith-badge.js"
@@ -127,7 +129,7 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
 def render_script(keys: Any = None, base_url: str | None = None, module: bool = False) -> str:
     """pith-badge.js (or, with `module`, the ES module) with `keys` (default: the pinned
     registry keys) baked in."""
-    from .trust import pinned_keys
+    from ..trust import pinned_keys
 
     values = _script_values(keys if keys is not None else pinned_keys(), base_url or brand.BASE_URL)
     return render_template(SCRIPT_NAME + ".j2", values=json.dumps(values, sort_keys=True, separators=(",", ":")),

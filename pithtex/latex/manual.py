@@ -1,6 +1,6 @@
 """Build the manual: latex/pith-doc.tex (rendered by `pithtex render`) -> pith-doc.pdf.
 
-`make doc` runs `python -m pithtex.manual`. The manual loads the package it documents,
+`make doc` runs `python -m pithtex.latex.manual`. The manual loads the package it documents,
 so it is compiled next to a fresh latex/pith.sty and shows its own badge. TeX runs in a
 scratch folder (two pdflatex passes for the long tables); only the PDF is copied out.
 """
@@ -14,12 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .files import write_atomic
+from ..files import write_atomic
+from .options import MANUAL_CLASSES
 from .render import DOC_PATH, STY_PATH, render_doc, render_sty
-from .sty_options import MANUAL_CLASSES
 
 PDF_NAME = "pith-doc.pdf"
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"  # in a source checkout only
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"  # in a source checkout only
 TEX_TIMEOUT = 180  # seconds per pass; the manual takes about one
 
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import InvalidNumber
+from ..errors import InvalidNumber
 
 # The archives of old-style ids (arXiv's list; none was added after March 2007).
 OLD_ARCHIVES = frozenset((

@@ -5,7 +5,7 @@ The package renders it from its template (`render.render_sty`), the same functio
 writes the project's committed `latex/pith.sty`, so a wheel and a checkout give the same
 bytes (`pithtex render --check` guards the committed copy).
 
-    >>> from pithtex.sty import current
+    >>> from pithtex.latex.sty import current
     >>> current().version
     '0.1.0'
 """
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import PithError, Refused
-from .files import read_input, write_atomic
+from ..errors import PithError, Refused
+from ..files import read_input, write_atomic
 
 MAX_STY_BYTES = 4 * 1024 * 1024  # ours is ~60 kB; a larger pith.sty is not one to compare line by line
 _PROVIDES = re.compile(r"\\ProvidesPackage\s*\{pith\}\s*\[\s*(\d{4})[/-](\d{2})[/-](\d{2})\s*(?:v?([0-9][0-9.]*))?")
