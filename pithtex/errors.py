@@ -13,6 +13,7 @@ BAD_INPUT = 2  # unusable input (not a number, not a record, not a PDF, an unwri
 UNDECIDED = 3  # cannot be decided here (no receipt, unknown key, offline)
 BUG = 70  # EX_SOFTWARE: a bug in pithtex, never bad input nor the system's refusal
 INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+TERMINATED = 143  # SIGTERM: a `kill`, a CI timeout (128 + SIGTERM)
 
 
 def bug_message(exc: BaseException) -> str:

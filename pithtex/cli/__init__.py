@@ -22,6 +22,7 @@ from ..value import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from types import FrameType
     from typing import Any, NoReturn
 
     # What add_subparsers() returns: argparse names the class only privately (typeshed too).
@@ -135,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code from the contract, never a traceback
     (except under PITHTEX_DEBUG=1, which adds one to the error line):
     0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
-    70 a bug in pithtex (anything not foreseen), 130 interrupted."""
+    70 a bug in pithtex (anything not foreseen), 130 interrupted, 143 terminated (SIGTERM)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
@@ -166,6 +167,9 @@ def _main(argv: list[str]) -> int:
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if _terminated:  # SIGTERM, taken the way Ctrl-C is (see _terminate_cleanly)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            return _report_error("terminated", errors.TERMINATED, as_json)
         return _report_error("interrupted", errors.INTERRUPTED, as_json)
     except BrokenPipeError:
         return errors.OK  # the reader (e.g. `| head`) has what it wanted
@@ -191,12 +195,25 @@ def _report_error(message: str, code: int, as_json: bool, exc: BaseException | N
     return code
 
 
+_terminated = False  # a SIGTERM came: the interrupt being unwound is a termination (exit 143)
+
+
 def _terminate_cleanly() -> None:
-    """SIGTERM (a `kill`, a CI timeout) unwinds like Ctrl-C does, so half-written temporary
-    files and scratch folders are removed on the way out; the exit code stays 143."""
+    """SIGTERM (a `kill`, a CI timeout) is taken the way Ctrl-C is: handed to whatever handles
+    Ctrl-C at that moment, so where Ctrl-C is deferred (a check starting or stopping its TeX
+    runs, removing its folders; a write removing its temporary file) SIGTERM waits the same,
+    and the command unwinds as from Ctrl-C, leaving nothing behind; it ends with 143,
+    "terminated". Where Ctrl-C is ignored (a job started in the background), SIGTERM still ends
+    the command, unwinding by SystemExit."""
     import signal
 
-    def terminated(signum: int, frame: object) -> None:
+    def terminated(signum: int, frame: FrameType | None) -> None:
+        global _terminated
+        _terminated = True
+        ctrl_c = signal.getsignal(signal.SIGINT)
+        if callable(ctrl_c):
+            ctrl_c(signal.SIGINT, frame)  # raises KeyboardInterrupt, or notes it for later
+            return
         raise SystemExit(128 + signum)
 
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
