@@ -59,7 +59,7 @@ def output_path(path: Path | str, *, follow: bool = True) -> Path:
     if text == "-":
         raise OutputError("-: this command writes files only, not to stdout; give a file name")
     given = Path(text)
-    if names_folder(text):  # Path() drops a trailing slash: `-o out/` must never write a file `out`
+    if text.endswith(("/", os.sep)):  # Path() drops a trailing slash: `-o out/` must never write a file `out`
         raise OutputError(f"{text}: is a folder; give a file name" if given.is_dir() else
                           f"{text}: names a folder (it ends in {text[-1]}), and none is there; give a file name")
     if not follow and given.is_symlink():
