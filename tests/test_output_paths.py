@@ -79,7 +79,8 @@ def test_dash_and_folders_are_refused(tmp_path):
     assert "writes files only, not to stdout" in assert_clean_error(stamp("in.pdf", "-o", "-", cwd=tmp_path))
     assert not (tmp_path / "-").exists()
     (tmp_path / "folder").mkdir()
-    assert "is a folder" in assert_clean_error(pithtex_cli("badge", BODY, "-o", str(tmp_path / "folder")))
+    err = assert_clean_error(pithtex_cli("badge", BODY, "--format", "md", "-o", str(tmp_path / "folder")))
+    assert "is a folder" in err
     assert list((tmp_path / "folder").iterdir()) == []
     # stamp writes into a folder it is given (batch form), so one input goes in by its name
     assert stamp("in.pdf", "-o", "folder", cwd=tmp_path).returncode == 0
@@ -221,6 +222,18 @@ def test_dash_o_folder_with_one_input_writes_into_the_folder(tmp_path):
     err = assert_clean_error(stamp("papers/one.pdf", "-o", "new/", cwd=tmp_path))
     assert "new/: no such folder" in err
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize(("args", "name"), [(["-o", "site/"], "pith-YBK5PTAK.svg"),
+                                           (["-o", "site", "--format", "png", "--theme", "dark"],
+                                            "pith-YBK5PTAK-dark.png")])
+def test_an_image_badge_into_a_folder_gets_the_name_the_snippets_use(tmp_path, args, name):
+    (tmp_path / "site").mkdir()
+    p = pithtex_cli("badge", BODY, *args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [x.name for x in (tmp_path / "site").iterdir()] == [name]
+    err = assert_clean_error(pithtex_cli("badge", BODY, "-o", "nosite/", cwd=tmp_path))
+    assert "the folder nosite does not exist" in err and not (tmp_path / "nosite").exists()
 
 
 @pytest.mark.parametrize("command", ["badge-md", "badge-embed", "bundle"])

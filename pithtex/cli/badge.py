@@ -85,6 +85,7 @@ def run(args: Namespace) -> int:
 
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
+    args.output = _into_folder(args)
     _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write
     if args.output:
         report_stale([Path(args.output).parent], args.remove_stale)
@@ -148,6 +149,21 @@ def _check_output(args: Namespace, fmt: str) -> None:
     if allowed and suffix not in allowed:
         raise PithError(f"{args.output}: --format {fmt} writes {' or '.join(allowed)} files, "
                         f"not {suffix or 'a name without extension'}; give a matching file name")
+
+
+def _into_folder(args: Namespace) -> str | None:
+    """`-o site/` (a trailing slash, or a folder that is there) for an SVG or PNG badge of a
+    given ID: the file the snippets point at, in that folder (site/pith-XXXXXXXX.svg). Other
+    formats have no such name, and --arxiv learns its number only later: for those a folder
+    stays refused as one."""
+    from ..files import names_folder
+    from ..number import PithNumber
+    from ..web.badge import image_name
+
+    output: str | None = args.output
+    if not (output and names_folder(output) and args.format in ("svg", "png") and args.number):
+        return output
+    return str(Path(output) / image_name(PithNumber.parse(args.number), args.theme, args.format))
 
 
 def _noted(state: BadgeState) -> BadgeState:
