@@ -256,3 +256,20 @@ def test_a_full_disk_names_the_file(tmp_path, fake, env):
                            str(KEY.key_file(tmp_path)), env=env)
         err = assert_clean_error(proc)
         assert re.search(rf"{re.escape(str(small / 'out'))}/\S+: cannot write it \(No space left on device\)", err), err
+
+
+def test_papers_are_checked_a_few_at_a_time(tmp_path, fake, env):
+    from pithtex.web.publist_check import JOBS
+
+    numbers = []
+    for i in range(1, 21):
+        _arxiv, record = paper(i)
+        number = PithNumber.parse(record["pith_number"])
+        fake.record(number.body, Reply.json(record, delay=0.3))  # slow enough that checks overlap
+        numbers.append(number)
+    listing = tmp_path / "papers.txt"
+    listing.write_text("".join(f"{n.body}\n" for n in numbers))
+    proc = pithtex_cli("badge", "--list", str(listing), "-o", str(tmp_path / "out"), "--keys",
+                       str(KEY.key_file(tmp_path)), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert len(fake.requests) == 20 and 2 <= fake.peak <= JOBS, fake.peak
