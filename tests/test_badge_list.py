@@ -273,3 +273,9 @@ def test_papers_are_checked_a_few_at_a_time(tmp_path, fake, env):
                        str(KEY.key_file(tmp_path)), env=env)
     assert proc.returncode == 0, proc.stderr
     assert len(fake.requests) == 20 and 2 <= fake.peak <= JOBS, fake.peak
+
+
+def test_a_paper_named_twice_is_listed_once_where_first_named():
+    papers, skipped = publist.read_list("2401.00002\n2401.00001v2\nhttps://doi.org/10.48550/arXiv.2401.00002\n"
+                                        "2401.00001\n", "l.txt", bib=False)
+    assert [str(p.arxiv) for p in papers] == ["2401.00002", "2401.00001v2"] and skipped == 0

@@ -84,8 +84,13 @@ def read_list(text: str, name: str, bib: bool) -> tuple[list[Wanted], int]:
     """The papers `text` names, in order, once each, and how many BibTeX entries named none.
     Raises InputError naming the file and line of anything unreadable, or for an empty list."""
     papers, skipped = (_from_bib(text, name) if bib else (_from_lines(text, name), 0))
-    unique = list({(p.arxiv.paper if p.arxiv else "", p.number.body if p.number else ""): p
-                   for p in reversed(papers)}.values())[::-1]
+    seen: set[str] = set()
+    unique = []
+    for paper in papers:  # a paper named twice is checked and listed once, where first named
+        identity = paper.arxiv.paper if paper.arxiv else paper.number.body if paper.number else paper.given
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(paper)
     if not unique:
         raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
                          "or a .bib file with eprint/arxiv/doi fields)")
