@@ -73,7 +73,8 @@ def test_thirty_papers_from_a_bib_in_one_command(tmp_path, fake, env):
     proc = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", str(KEY.key_file(tmp_path)), env=env)
     assert proc.returncode == 0, proc.stderr
     assert "30 of 30 papers verified" in proc.stderr and "1 BibTeX entries name no" in proc.stderr
-    assert proc.stdout.count("verified ") == 30 and "page key" in proc.stdout
+    assert proc.stdout.count("verified ") == 30 and "30 signed by a --keys key" in proc.stderr
+    assert proc.stdout.count(f"signed by {KEY.key_id}, a key --keys added, not the Pith registry") == 30
     assert "\r" not in proc.stderr  # no progress line when stderr is not a terminal
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     expected = sorted(["pith-badge.js", "publications.html", "publications.md", "publications.rst"]

@@ -102,14 +102,17 @@ def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -
         if not paper.verified:
             print(f"          {shown(paper.reason)}")
         elif paper.added_key:
-            print(f"          {shown(paper.signer or '')}; the page carries that key as a page key, "
-                  "and its badge reads 'page key', not the registry's verified")
+            print(f"          {shown(paper.signer or '')}")
     good = sum(p.verified for p in checked)
     bad = [p for p in checked if not p.verified]
     line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
     if skipped:
         line += f" ({skipped} BibTeX entries name no arXiv id, arXiv DOI or Pith Number)"
     print(line, file=sys.stderr)
+    added = sum(p.verified and p.added_key for p in checked)
+    if added:
+        print(f"pithtex: note: {added} signed by a --keys key: each badge carries it as a page key (its keys "
+              "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
     if bad:
         words = ", ".join(sorted({p.word for p in bad}))
         print(f"pithtex: {len(bad)} listed without a badge ({words}): "
