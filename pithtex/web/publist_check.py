@@ -50,10 +50,14 @@ def check_all(papers: list[Wanted], keys: Any, *, base_url: str | None = None, o
     results: dict[int, Checked] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
         futures = {pool.submit(check_one, paper, keys, base_url, offline): i for i, paper in enumerate(papers)}
-        for future in as_completed(futures):
-            results[futures[future]] = outcome = future.result()
-            if done is not None:
-                done(outcome)
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = outcome = future.result()
+                if done is not None:
+                    done(outcome)
+        except BaseException:  # Ctrl-C, or a bug in one check: start no more (those running end by their deadline)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return [results[i] for i in range(len(papers))]
 
 
