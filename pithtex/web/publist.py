@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import brand, safetext
-from ..arxiv.ids import ArxivId
+from ..arxiv.ids import ArxivId, looks_like
 from ..errors import InputError, InvalidNumber
 from ..number import PithNumber
 from . import badge, bibtex
@@ -131,21 +131,13 @@ def _bib_id(fields: dict[str, str]) -> str | None:
     """The paper an entry names: `eprint` (an arXiv one), `arxiv`, or an arXiv `doi`."""
     eprint = bibtex.plain(fields.get("eprint", ""))
     prefix = bibtex.plain(fields.get("archiveprefix", fields.get("eprinttype", ""))).lower()
-    if eprint and (prefix == "arxiv" or (not prefix and _arxiv_shaped(eprint))):
+    if eprint and (prefix == "arxiv" or (not prefix and looks_like(eprint))):
         return eprint
     for key in ("arxiv", "arxivid"):
         if fields.get(key):
             return bibtex.plain(fields[key])
     doi = bibtex.plain(fields.get("doi", ""))
     return doi if _DOI.fullmatch(doi) else None
-
-
-def _arxiv_shaped(text: str) -> bool:
-    try:
-        ArxivId.parse(text)
-    except InvalidNumber:
-        return False
-    return True
 
 
 # -- the files ----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import brand, errors
 from ..errors import PithError
+from .badge import state_of_report
 from .publist import Checked, Wanted
 
 JOBS = 6  # papers checked at once
@@ -34,13 +35,11 @@ def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) ->
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
         return Checked(wanted, word, str(exc))
     report = checked.report
-    word = brand.STATE_OF_EXIT[report.exit_code]
-    if word != brand.VERIFIED:
-        wanted_status = "fail" if word == brand.INVALID else "unknown"
-        problems = [f"{name}: {c.detail}" for name, c in report.checks.items() if c.status == wanted_status]
-        return Checked(wanted, word, problems[0] if problems else "the record did not verify", number)
+    state = state_of_report(report)  # the one reading of a report's word and first failed check
+    if not state.verified:
+        return Checked(wanted, str(state.word), state.reason, number)
     key = keys.get(report.key_id) if report.key_id else None
-    return Checked(wanted, word, report.signer or "", number, checked.document, report.title, report.signer,
+    return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
                    added_key=key is not None and not key.registry)
 
 
