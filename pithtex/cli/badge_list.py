@@ -10,10 +10,7 @@ from ..value import TYPE_CHECKING
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..web.publist import Checked, Wanted
-
-MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
-
+    from ..web.publist import Checked
 
 def run_list(args: Namespace) -> int:
     from .. import app
@@ -29,7 +26,7 @@ def run_list(args: Namespace) -> int:
     # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
     place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
     folder = _folder(Path(args.output))
-    papers, skipped = _read(Path(args.list))
+    papers, skipped = publist_check.load_list(Path(args.list))
     keys = app.keyring(args.keys)
     for refusal in keys.refused:
         print(f"pithtex: warning: {refusal}", file=sys.stderr)
@@ -61,25 +58,6 @@ def _folder(folder: Path) -> Path:
         if not (folder / sub).is_dir():
             raise OutputError(f"{folder / sub}: not a folder")
     return folder
-
-
-def _read(path: Path) -> tuple[list[Wanted], int]:
-    from ..errors import InputError
-    from ..files import read_input
-    from ..web.publist import read_list
-
-    try:
-        data = read_input(path, MAX_LIST_BYTES, "a list of papers")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
-    bib = path.suffix.lower() == ".bib" or text.lstrip().startswith("@")
-    return read_list(text, str(path), bib)
 
 
 def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:

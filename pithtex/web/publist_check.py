@@ -1,4 +1,4 @@
-"""Check every paper of a publication list: resolve and verify each, a few at a time.
+"""A publication list's I/O: read its file, then check every paper, a few at a time.
 
 Each paper is `pithtex verify`'s use-case (`app.verify_arxiv` / `app.verify_number`), whose
 every fetch has the resolver's one wall-clock deadline; the pool bounds how many run at once,
@@ -9,14 +9,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any
 
 from .. import brand, errors
-from ..errors import PithError
+from ..errors import InputError, PithError
 from .badge import state_of_report
-from .publist import Checked, Wanted
+from .publist import Checked, Wanted, read_list
 
 JOBS = 6  # papers checked at once
+MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
+
+
+def load_list(path: Path) -> tuple[list[Wanted], int]:
+    """The papers a list or .bib file names (see publist.read_list); InputError for an unreadable one."""
+    from ..files import read_input
+
+    try:
+        data = read_input(path, MAX_LIST_BYTES, "a list of papers")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
+    bib = path.suffix.lower() == ".bib" or text.lstrip().startswith("@")
+    return read_list(text, str(path), bib)
 
 
 def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) -> Checked:
