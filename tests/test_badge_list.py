@@ -280,3 +280,21 @@ def test_a_paper_named_twice_is_listed_once_where_first_named():
     papers, skipped = publist.read_list("2401.00002\n2401.00001v2\nhttps://doi.org/10.48550/arXiv.2401.00002\n"
                                         "2401.00001\n", "l.txt", bib=False)
     assert [str(p.arxiv) for p in papers] == ["2401.00002", "2401.00001v2"] and skipped == 0
+
+
+def test_a_small_file_on_a_full_disk_names_the_file(tmp_path):
+    # a file smaller than the write buffer fails at its flush: that error, naming the file,
+    # must not be replaced by the bare ENOSPC of closing the temporary file afterwards
+    from .fskit import tmpfs
+
+    with tmpfs(tmp_path / "full", "size=64k") as full:
+        filler = full / "filler"
+        with filler.open("wb", buffering=0) as handle:
+            try:
+                while True:
+                    handle.write(b"x" * 4096)
+            except OSError:
+                pass
+        out = full / "pith.svg"
+        err = assert_clean_error(pithtex_cli("badge", "YBK5PTAKOSCXY2WMLIIB7DMYH6", "-o", str(out)))
+        assert f"{out}: cannot write it (No space left on device)" in err, err
