@@ -137,7 +137,7 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
         keep = _ownership(target, path)
         fd, tmp = _temp_beside(target)
         try:
-            with _dropped_on_failure(os.fdopen(fd, "wb")) as raw:
+            with _temporary(fd, path) as raw:
                 # Only failures of the output itself become OutputError; an error from whatever
                 # the block reads meanwhile (its input) passes on as what it is.
                 yield _Output(raw, path)
@@ -162,17 +162,21 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
 
 
 @contextmanager
-def _dropped_on_failure(raw: BinaryIO) -> Iterator[BinaryIO]:
-    """`raw`, closed when the block ends; after a failure without flushing what its buffer still
-    holds (it goes with the temporary file): flushing it again on a full disk raised a second,
-    unnamed ENOSPC in place of the OutputError that names the file."""
+def _temporary(fd: int, path: Path | str) -> Iterator[BinaryIO]:
+    """The temporary file's object, closed after the block. When the block failed (a full
+    disk, say), closing fails again on the bytes still buffered: the block's error, which
+    names the file, is the one that stands, never a bare errno from close()."""
+    raw = os.fdopen(fd, "wb")
     try:
         yield raw
     except BaseException:
         with suppress(OSError):
-            raw.close()  # BufferedWriter.close closes the descriptor even when its flush fails
+            raw.close()
         raise
-    raw.close()
+    try:
+        raw.close()
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
 
 
 @contextmanager

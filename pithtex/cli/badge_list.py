@@ -1,0 +1,119 @@
+"""`pithtex badge --list FILE -o DIR`: a verified badge for every paper of a list or BibTeX file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from ..web.publist import Checked
+
+def run_list(args: Namespace) -> int:
+    from .. import app
+    from ..errors import PithError
+    from ..web import publist, publist_check
+
+    if not args.output or args.output == "-":
+        raise PithError("--list writes a folder of files: give -o DIR")
+    if args.number or args.arxiv or args.record:
+        raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
+    from ..resolver import base_url
+
+    # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
+    place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
+    folder = _folder(Path(args.output))
+    papers, skipped = publist_check.load_list(Path(args.list))
+    keys = app.keyring(args.keys)
+    for refusal in keys.refused:
+        print(f"pithtex: warning: {refusal}", file=sys.stderr)
+    progress = _Progress(len(papers))
+    checked = publist_check.check_all(papers, keys, base_url=args.base_url, offline=args.offline,
+                                      done=progress.step)
+    progress.end()
+    files = publist.list_files(checked, place, publist.page_keys(keys))
+    _write(folder, files, args.base_url)
+    _summary(checked, skipped, folder, len(files) + 1)
+    return publist_check.exit_code(checked)
+
+
+def _folder(folder: Path) -> Path:
+    """DIR, made when missing (its parent must exist); anything else there is refused."""
+    from ..errors import OutputError
+    from ..web.publist import BADGES, RECORDS, SNIPPETS
+
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder}: not a folder; -o names the folder --list writes into")
+    if not folder.parent.is_dir():
+        raise OutputError(f"{folder.parent}: no such folder (-o DIR is made inside an existing folder)")
+    try:
+        for sub in ("", RECORDS, BADGES, SNIPPETS):
+            (folder / sub).mkdir(exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot make it ({exc.strerror or exc})") from None
+    for sub in (RECORDS, BADGES, SNIPPETS):
+        if not (folder / sub).is_dir():
+            raise OutputError(f"{folder / sub}: not a folder")
+    return folder
+
+
+def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:
+    """Every file through the one writer (atomic; a full disk names the file it stopped at)."""
+    from ..files import write_atomic
+    from ..web import assets
+
+    write_atomic(folder / assets.SCRIPT_NAME, assets.render_script(base_url=base_url))
+    for name, text in files.items():
+        write_atomic(folder / name, text)
+
+
+def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -> None:
+    from ..safetext import shown
+    from ..web.publist import paper_label
+
+    for paper in checked:
+        number = f"  {paper.number.prefixed}" if paper.number else ""
+        print(f"{paper.word:<9} {paper_label(paper)}{number}")
+        if not paper.verified:
+            print(f"          {shown(paper.reason)}")
+        elif paper.added_key:
+            print(f"          {shown(paper.signer or '')}")
+    good = sum(p.verified for p in checked)
+    bad = [p for p in checked if not p.verified]
+    line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
+    if skipped:
+        line += f" ({skipped} BibTeX entries name no arXiv id, arXiv DOI or Pith Number)"
+    print(line, file=sys.stderr)
+    added = sum(p.verified and p.added_key for p in checked)
+    if added:
+        print(f"pithtex: note: {added} signed by a --keys key: each badge carries it as a page key (its keys "
+              "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
+    if bad:
+        words = ", ".join(sorted({p.word for p in bad}))
+        print(f"pithtex: {len(bad)} listed without a badge ({words}): "
+              + "; ".join(p.wanted.label for p in bad), file=sys.stderr)
+
+
+class _Progress:
+    """`checked 12/30` on stderr, rewritten in place, only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        from ..safetext import unfiltered
+
+        self.total, self.count = total, 0
+        self.stream = unfiltered(sys.stderr)
+        self.shown = self.stream.isatty()
+
+    def step(self, paper: Checked) -> None:
+        self.count += 1
+        if self.shown:
+            self.stream.write(f"\rpithtex: checked {self.count}/{self.total}")
+            self.stream.flush()
+
+    def end(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

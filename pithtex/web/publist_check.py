@@ -1,0 +1,88 @@
+"""A publication list's I/O: read its file, then check every paper, a few at a time.
+
+Each paper is `pithtex verify`'s use-case (`app.verify_arxiv` / `app.verify_number`), whose
+every fetch has the resolver's one wall-clock deadline; the pool bounds how many run at once,
+so a list of 300 papers neither opens 300 connections nor waits for one paper at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+from .. import brand, errors
+from ..errors import InputError, PithError
+from .badge import state_of_report
+from .publist import Checked, Wanted, read_list
+
+JOBS = 6  # papers checked at once
+MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
+
+
+def load_list(path: Path) -> tuple[list[Wanted], int]:
+    """The papers a list or .bib file names (see publist.read_list); InputError for an unreadable one."""
+    from ..files import read_input
+
+    try:
+        data = read_input(path, MAX_LIST_BYTES, "a list of papers")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
+    bib = path.suffix.lower() == ".bib" or text.lstrip().startswith("@")
+    return read_list(text, str(path), bib)
+
+
+def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) -> Checked:
+    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'."""
+    from .. import app
+
+    try:
+        if wanted.arxiv is not None:
+            checked = app.verify_arxiv(wanted.arxiv, keys, base_url=base_url, offline=offline)
+            number = checked.resolved
+        else:
+            assert wanted.number is not None
+            checked = app.verify_number(wanted.number, keys, base_url=base_url, offline=offline)
+            number = checked.report.number
+    except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
+        word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
+        return Checked(wanted, word, str(exc))
+    report = checked.report
+    state = state_of_report(report)  # the one reading of a report's word and first failed check
+    if not state.verified:
+        return Checked(wanted, str(state.word), state.reason, number)
+    key = keys.get(report.key_id) if report.key_id else None
+    return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
+                   added_key=key is not None and not key.registry)
+
+
+def check_all(papers: list[Wanted], keys: Any, *, base_url: str | None = None, offline: bool = False,
+              jobs: int = JOBS, done: Callable[[Checked], None] | None = None) -> list[Checked]:
+    """Every paper's outcome, in the list's order; `done` is called as each one ends."""
+    results: dict[int, Checked] = {}
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
+        futures = {pool.submit(check_one, paper, keys, base_url, offline): i for i, paper in enumerate(papers)}
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = outcome = future.result()
+                if done is not None:
+                    done(outcome)
+        except BaseException:  # Ctrl-C, or a bug in one check: start no more (those running end by their deadline)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return [results[i] for i in range(len(papers))]
+
+
+def exit_code(papers: list[Checked]) -> int:
+    """The list's exit code: 1 when some verifiably failed, else 3 when some could not be decided."""
+    words = {p.word for p in papers}
+    if brand.INVALID in words:
+        return errors.FAILED
+    return errors.UNDECIDED if brand.UNCHECKED in words else errors.OK
