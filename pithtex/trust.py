@@ -21,6 +21,7 @@ from typing import Any
 from . import brand
 from .errors import InputError, KeyFileError
 from .files import read_input
+from .safetext import invisible_in, visible
 
 ALGORITHM = "ed25519"
 SIGNED_MESSAGE = "canonical_sha256_bytes"
@@ -123,6 +124,8 @@ def _key_from_entry(entry: Any, source: str) -> PublicKey:
     if not isinstance(entry, dict) or not isinstance(entry.get("key_id"), str):
         raise KeyFileError(f"{source}: every key needs a 'key_id'")
     key_id = entry["key_id"]
+    if invisible_in(key_id):  # `pith-v1-2026-05` and a zero-width space would pass for the registry's key
+        raise KeyFileError(brand.key_id_invisible(source, visible(key_id)))
     algorithm = str(entry.get("algorithm", ALGORITHM)).lower()
     if algorithm != ALGORITHM:
         raise KeyFileError(f"{source}: key {key_id!r} is {algorithm}; only ed25519 is supported")
