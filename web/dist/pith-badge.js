@@ -411,7 +411,7 @@ async function titleLine(doc, record) {
   if (title == null) return null;
   const stated = record.metadata.title_canon_sha256;
   const matches = typeof stated === "string" && stated.toLowerCase() === await titleSha256(title);
-  return { text: cap(title, CAP.title), short: cap(title.replace(/\s+/g, " ").trim(), CAP.short), matches };
+  return { text: cap(title, CAP.title), short: cap(visible(title).replace(/\s+/g, " ").trim(), CAP.short), matches };
 }
 const arxivOf = (source) => source.kind === "arxiv" && source.id != null
   ? cap(`${source.id}${source.version != null ? `v${source.version}` : ""}`, CAP.arxiv) : null;
