@@ -26,15 +26,17 @@ if TYPE_CHECKING:
 # overrides and isolates of "Trojan Source", the BOM, tag characters), and the line and
 # paragraph separators. A literal table (code point ranges, inclusive), not a unicodedata scan
 # at import: start-up time counts in every stamp; tests/test_text_hygiene.py holds it to
-# Unicode's categories Cc, Cf, Zl and Zp. Compiled on first use.
+# Unicode's categories Cc, Cf, Zl and Zp (as of Unicode 15). Compiled on first use.
 INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x0008), (0x000B, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C),
     (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F),
     (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
     (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
-    (0xE0020, 0xE007F),
+    (0xE0020, 0xE007F), (0xD800, 0xDFFF),  # and lone surrogates, which no UTF-8 text holds
 )
 _TERMINAL_CONTROLS = "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES) + "]"
+# Quote marks a quoted title may not hold unescaped (it would seem to end the quote early).
+QUOTES = "\"\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d\uff02"
 _NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 _compiled: dict[str, re.Pattern[str]] = {}
 
@@ -49,7 +51,24 @@ def visible(text: str) -> str:
     """`text` with every control and format character (INVISIBLE_RANGES) spelled out as \\uXXXX."""
     if text.isascii() and text.isprintable():  # the usual line: nothing to look for
         return text
-    return _pattern(_TERMINAL_CONTROLS).sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _pattern(_TERMINAL_CONTROLS).sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def shown(text: str, quote: bool = False) -> str:
+    """A signed or foreign string (a title, a key id, a BibTeX key) as one line of text for a
+    terminal or a page: whitespace runs become one space, and every control, format, bidi and
+    zero-width character is spelled out as \\uXXXX, never obeyed nor hidden. With `quote`,
+    it is set in curly quotes and its own quote marks are spelled out too, so nothing after
+    its closing quote (`", arXiv:2401.99999`) can seem to be said outside it."""
+    text = visible(" ".join(text.split()))
+    if not quote:
+        return text
+    return "\u201c" + "".join(f"\\u{ord(c):04x}" if c in QUOTES else c for c in text) + "\u201d"
 
 
 def invisible_in(text: str) -> bool:

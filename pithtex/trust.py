@@ -18,10 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import brand
+from . import brand, safetext
 from .errors import InputError, KeyFileError
 from .files import read_input
-from .safetext import invisible_in, visible
 
 ALGORITHM = "ed25519"
 SIGNED_MESSAGE = "canonical_sha256_bytes"
@@ -124,8 +123,10 @@ def _key_from_entry(entry: Any, source: str) -> PublicKey:
     if not isinstance(entry, dict) or not isinstance(entry.get("key_id"), str):
         raise KeyFileError(f"{source}: every key needs a 'key_id'")
     key_id = entry["key_id"]
-    if invisible_in(key_id):  # `pith-v1-2026-05` and a zero-width space would pass for the registry's key
-        raise KeyFileError(brand.key_id_invisible(source, visible(key_id)))
+    if not key_id.isprintable() or key_id != key_id.strip() or not key_id:
+        # a zero-width space or a bidi control would let `pith-v1-2026-05` + U+200B pass for
+        # the registry's key id on a page or a terminal: such an id names no key of ours
+        raise KeyFileError(brand.key_id_unusable(source, safetext.shown(key_id, quote=True)))
     algorithm = str(entry.get("algorithm", ALGORITHM)).lower()
     if algorithm != ALGORITHM:
         raise KeyFileError(f"{source}: key {key_id!r} is {algorithm}; only ed25519 is supported")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pithtex import brand
+from pithtex import brand, safetext
 from pithtex.limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS
 from pithtex.resolver import TIMEOUT
 from pithtex.safetext import visible
@@ -205,20 +205,20 @@ def test_theme_follows_the_site_and_signed_strings_are_cleaned(server, browser, 
     # the signed title: verified, every hidden character spelled out as Python's safetext does
     b = found["hidden"]
     assert b["state"] == "verified", b["title"]
-    shown = visible(HIDDEN_TITLE.replace("”", "’"))
+    shown = safetext.shown(HIDDEN_TITLE, quote=True)
     for text in (b["label"], b["title"], b["panel"]):
         assert not any(c in text for c in (ZWSP, SHY, RLO, BEL, "\u0000")), text
     assert "\\u200b" in b["label"] and "\\u0007" in b["title"] and "\\u0000" in b["panel"]
     assert visible(HIDDEN_TITLE) in b["panel"]  # the panel's title line: the command line's rule, to the character
     # the signed arXiv id comes first, and the title's own quote cannot close the title
     assert b["label"] == f"pith: {number_of(hidden)[:8]}, verified, {brand.signed_by_added('lab-key', 'this page')}: " \
-        f"arXiv:2401.00001v1, “{shown}”"
+        f"arXiv:2401.00001v1, {shown}"
     # a page key: the panel does not claim the server is not trusted
     assert "nothing here trusts the server" not in b["panel"] and "only as trustworthy as the site" in b["panel"]
     assert "nothing here trusts the server" in found["auto"]["panel"]
     # a page key whose id is the registry's plus a zero-width space is refused, by name
     offered = found["offered"]
-    refused = brand.key_id_invisible("the keys attribute", "pith-v1-2026-05\\u200b")
+    refused = brand.key_id_unusable("the keys attribute", safetext.shown(LOOKALIKE, quote=True))
     assert offered["state"] == "unchecked" and refused in offered["title"], offered["title"]
     assert offered["signer"] is None and "page key" not in offered["panel"]
     posing_b = found["posing"]

@@ -28,6 +28,7 @@ examples:
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format md                    # html, md, rst
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed -o site/badge.html
   pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed --cdn           # the npm package from a CDN
+  pithtex badge --list papers.bib -o site/pith --assets-url /pith/        # a whole publication list
 
 With a record (--record, or fetched with --online or --arxiv) an SVG/PNG badge shows the
 outcome of checking it, once, when it is made: "verified" only when the record hashes to
@@ -76,12 +77,20 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--cdn", action="store_true", help="embed: load the element from a CDN (npm package pith-badge), "
                    "pinned by its hash; writes no script file")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout for text formats)")
+    p.add_argument("--list", metavar="FILE", help="a badge for every paper of FILE (arXiv ids, arXiv DOIs or Pith "
+                   "Numbers, one a line, or a .bib file), verified, into the folder -o DIR (docs/web.md)")
+    p.add_argument("--assets-url", metavar="URL", help="--list: the URL -o DIR is served at (https://... or "
+                   "/path/), so the list works on pages at any depth")
 
 
 def run(args: Namespace) -> int:
     from .. import app
     from ..errors import PithError
 
+    if args.list:
+        from .badge_list import run_list
+
+        return run_list(args)
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
     _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write

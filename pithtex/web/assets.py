@@ -21,7 +21,7 @@ from ..files import write_atomic
 from ..limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS
 from ..number import BASE32_ALPHABET, PithNumber
 from ..record import MAX_DEPTH, MAX_DIGITS
-from ..safetext import INVISIBLE_RANGES
+from ..safetext import INVISIBLE_RANGES, QUOTES
 from . import badge
 from . import shape as badgeshape
 from .metrics import text_width
@@ -119,12 +119,13 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
                    for name, t in brand.THEMES.items()},
         "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS, "bytes": MAX_RESPONSE_BYTES, "seconds": NETWORK_SECONDS},
         "invisible": INVISIBLE_RANGES,
+        "quotes": QUOTES,
         "insecure": INSECURE,
         # whose key signed, and a refused key id clash: pithtex.brand's words, as the command line says them
         "words": {"registry": brand.signed_by_registry("{key}"),
                   "added": brand.signed_by_added("{key}", brand.ADDED_BY_PAGE),
                   "clash": brand.key_id_clash("{source}", "{key}"),
-                  "invisible": brand.key_id_invisible("{source}", "{key}")},
+                  "unusable": brand.key_id_unusable("{source}", "{key}")},
         "css": _css(),
     }
 

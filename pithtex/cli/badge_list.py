@@ -1,0 +1,135 @@
+"""`pithtex badge --list FILE -o DIR`: a verified badge for every paper of a list or BibTeX file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+    from ..web.publist import Checked, Wanted
+
+MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
+
+
+def run_list(args: Namespace) -> int:
+    from .. import app
+    from ..errors import PithError
+    from ..web import publist, publist_check
+
+    if not args.output or args.output == "-":
+        raise PithError("--list writes a folder of files: give -o DIR")
+    if args.number or args.arxiv or args.record:
+        raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
+    place = publist.assets_base(args.assets_url)  # bad input first: nothing is fetched for it
+    folder = _folder(Path(args.output))
+    papers, skipped = _read(Path(args.list))
+    keys = app.keyring(args.keys)
+    for refusal in keys.refused:
+        print(f"pithtex: warning: {refusal}", file=sys.stderr)
+    progress = _Progress(len(papers))
+    checked = publist_check.check_all(papers, keys, base_url=args.base_url, offline=args.offline,
+                                      done=progress.step)
+    progress.end()
+    files = publist.list_files(checked, place, publist.page_keys(keys))
+    _write(folder, files, args.base_url)
+    _summary(checked, skipped, folder, len(files) + 1)
+    return publist_check.exit_code(checked)
+
+
+def _folder(folder: Path) -> Path:
+    """DIR, made when missing (its parent must exist); anything else there is refused."""
+    from ..errors import OutputError
+    from ..web.publist import BADGES, RECORDS, SNIPPETS
+
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder}: not a folder; -o names the folder --list writes into")
+    if not folder.parent.is_dir():
+        raise OutputError(f"{folder.parent}: no such folder (-o DIR is made inside an existing folder)")
+    try:
+        for sub in ("", RECORDS, BADGES, SNIPPETS):
+            (folder / sub).mkdir(exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{folder}: cannot make it ({exc.strerror or exc})") from None
+    for sub in (RECORDS, BADGES, SNIPPETS):
+        if not (folder / sub).is_dir():
+            raise OutputError(f"{folder / sub}: not a folder")
+    return folder
+
+
+def _read(path: Path) -> tuple[list[Wanted], int]:
+    from ..errors import InputError
+    from ..files import read_input
+    from ..web.publist import read_list
+
+    try:
+        data = read_input(path, MAX_LIST_BYTES, "a list of papers")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
+    bib = path.suffix.lower() == ".bib" or text.lstrip().startswith("@")
+    return read_list(text, str(path), bib)
+
+
+def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:
+    """Every file through the one writer (atomic; a full disk names the file it stopped at)."""
+    from ..files import write_atomic
+    from ..web import assets
+
+    write_atomic(folder / assets.SCRIPT_NAME, assets.render_script(base_url=base_url))
+    for name, text in files.items():
+        write_atomic(folder / name, text)
+
+
+def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -> None:
+    from ..safetext import shown
+    from ..web.publist import paper_label
+
+    for paper in checked:
+        number = f"  {paper.number.prefixed}" if paper.number else ""
+        print(f"{paper.word:<9} {paper_label(paper)}{number}")
+        if not paper.verified:
+            print(f"          {shown(paper.reason)}")
+        elif paper.added_key:
+            print(f"          {shown(paper.signer or '')}; the page carries that key as a page key, "
+                  "and its badge reads 'page key', not the registry's verified")
+    good = sum(p.verified for p in checked)
+    bad = [p for p in checked if not p.verified]
+    line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
+    if skipped:
+        line += f" ({skipped} BibTeX entries name no arXiv id, arXiv DOI or Pith Number)"
+    print(line, file=sys.stderr)
+    if bad:
+        words = ", ".join(sorted({p.word for p in bad}))
+        print(f"pithtex: {len(bad)} listed without a badge ({words}): "
+              + "; ".join(p.wanted.label for p in bad), file=sys.stderr)
+
+
+class _Progress:
+    """`checked 12/30` on stderr, rewritten in place, only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        from ..safetext import unfiltered
+
+        self.total, self.count = total, 0
+        self.stream = unfiltered(sys.stderr)
+        self.shown = self.stream.isatty()
+
+    def step(self, paper: Checked) -> None:
+        self.count += 1
+        if self.shown:
+            self.stream.write(f"\rpithtex: checked {self.count}/{self.total}")
+            self.stream.flush()
+
+    def end(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

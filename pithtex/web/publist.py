@@ -1,0 +1,269 @@
+"""A publication list: which papers a list or BibTeX file names, and the files a site needs.
+
+Pure functions: text in, `Wanted` papers out (`read_list`), and checked papers in, files out
+(`list_files`). The checking itself (network) is `pithtex.web.publist_check`, the writing
+`pithtex.cli.badge_list`. A paper that did not verify is never drawn as a `<pith-badge>`
+(which could turn green in a browser): it is listed as plain text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .. import brand, safetext
+from ..arxiv.ids import ArxivId
+from ..errors import InputError, InvalidNumber
+from ..number import PithNumber
+from . import badge, bibtex
+from .assets import SCRIPT_NAME
+from .shape import HEIGHT
+
+RECORDS = "records"
+BADGES = "badges"
+SNIPPETS = "snippets"
+FRAGMENT = "publications"
+KINDS = ("html", "md", "rst")
+MAX_PAPERS = 2000  # a researcher's list; a file naming more is refused rather than fetched
+_DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:)?10\.48550/arxiv\.(?P<id>.+)", re.I)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """One paper of the list: where it was named, and as what (an arXiv id or a Pith Number)."""
+
+    line: int
+    given: str  # the text as written (for messages)
+    arxiv: ArxivId | None = None
+    number: PithNumber | None = None
+    title: str | None = None  # the BibTeX title, when the list is one
+
+    @property
+    def label(self) -> str:
+        return self.arxiv.prefixed if self.arxiv else (self.number.prefixed if self.number else self.given)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A paper after its check: `word` is brand.VERIFIED only for a record that verified as it."""
+
+    wanted: Wanted
+    word: str  # verified, invalid or unchecked
+    reason: str = ""
+    number: PithNumber | None = None
+    document: dict[str, Any] | None = None  # only when verified
+    title: str | None = None  # the record's title, when it hashes to the signed title_canon_sha256
+    signer: str | None = None
+    added_key: bool = False  # verified under a key --keys added (the page's key), not the registry's
+
+    @property
+    def verified(self) -> bool:
+        return self.word == brand.VERIFIED and self.number is not None and self.document is not None
+
+
+# -- reading the list ---------------------------------------------------------------------------
+def paper_of(text: str, line: int, title: str | None = None) -> Wanted:
+    """One line's paper: an arXiv id, an arXiv DOI or a Pith Number; InvalidNumber otherwise."""
+    doi = _DOI.fullmatch(text)
+    if doi:
+        return Wanted(line, text, arxiv=ArxivId.parse(doi.group("id")), title=title)
+    try:
+        return Wanted(line, text, arxiv=ArxivId.parse(text), title=title)
+    except InvalidNumber:
+        pass
+    try:
+        return Wanted(line, text, number=PithNumber.parse(text), title=title)
+    except InvalidNumber:
+        raise InvalidNumber(f"{safetext.shown(text[:80], quote=True)} is not an arXiv id, an arXiv DOI "
+                            "(10.48550/arXiv.…) or a Pith Number") from None
+
+
+def read_list(text: str, name: str, bib: bool) -> tuple[list[Wanted], int]:
+    """The papers `text` names, in order, once each, and how many BibTeX entries named none.
+    Raises InputError naming the file and line of anything unreadable, or for an empty list."""
+    papers, skipped = (_from_bib(text, name) if bib else (_from_lines(text, name), 0))
+    unique = list({(p.arxiv.paper if p.arxiv else "", p.number.body if p.number else ""): p
+                   for p in reversed(papers)}.values())[::-1]
+    if not unique:
+        raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
+                         "or a .bib file with eprint/arxiv/doi fields)")
+    if len(unique) > MAX_PAPERS:
+        raise InputError(f"{name}: names {len(unique):,} papers, more than the {MAX_PAPERS:,} a list may have")
+    return unique, skipped
+
+
+def _from_lines(text: str, name: str) -> list[Wanted]:
+    papers = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        content = raw.split("#", 1)[0].strip()
+        if not content:
+            continue
+        try:
+            papers.append(paper_of(content, number))
+        except InvalidNumber as exc:
+            raise InputError(f"{name}, line {number}: {exc}") from None
+    return papers
+
+
+def _from_bib(text: str, name: str) -> tuple[list[Wanted], int]:
+    papers, skipped = [], 0
+    for entry in bibtex.entries(text, name):
+        named = _bib_id(entry.fields)
+        if named is None:
+            skipped += 1
+            continue
+        title = bibtex.plain(entry.fields["title"]) if entry.fields.get("title") else None
+        try:
+            papers.append(paper_of(named, entry.line, title))
+        except InvalidNumber as exc:
+            raise InputError(f"{name}, line {entry.line} (entry {safetext.shown(entry.key)}): {exc}") from None
+    return papers, skipped
+
+
+def _bib_id(fields: dict[str, str]) -> str | None:
+    """The paper an entry names: `eprint` (an arXiv one), `arxiv`, or an arXiv `doi`."""
+    eprint = bibtex.plain(fields.get("eprint", ""))
+    prefix = bibtex.plain(fields.get("archiveprefix", fields.get("eprinttype", ""))).lower()
+    if eprint and (prefix == "arxiv" or (not prefix and _arxiv_shaped(eprint))):
+        return eprint
+    for key in ("arxiv", "arxivid"):
+        if fields.get(key):
+            return bibtex.plain(fields[key])
+    doi = bibtex.plain(fields.get("doi", ""))
+    return doi if _DOI.fullmatch(doi) else None
+
+
+def _arxiv_shaped(text: str) -> bool:
+    try:
+        ArxivId.parse(text)
+    except InvalidNumber:
+        return False
+    return True
+
+
+# -- the files ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Place:
+    """Where the page finds DIR's files: relative to DIR (`base` empty), or under an absolute URL."""
+
+    base: str = ""
+
+    def url(self, path: str) -> str:
+        return safetext.url(self.base + path)
+
+
+def assets_base(given: str | None) -> Place:
+    """--assets-url: an http(s) URL or an absolute path; InputError for a relative one (it would
+    break on every page at another depth, which is what the option is for)."""
+    if not given:
+        return Place()
+    text = given.strip()
+    if not (re.match(r"https?://[^/\s]+", text) or (text.startswith("/") and not text.startswith("//"))):
+        raise InputError(f"--assets-url {safetext.shown(text, quote=True)}: give an https:// URL or a path "
+                         "starting with /, so pages at any depth find the files")
+    if re.search(r"[\s\x00-\x1f\x7f\"'<>]", text) or "?" in text or "#" in text:
+        raise InputError(f"--assets-url {safetext.shown(text, quote=True)}: holds spaces, quotes, a query or "
+                         "a fragment; give the folder's URL only")
+    return Place(text if text.endswith("/") else text + "/")
+
+
+def record_path(number: PithNumber) -> str:
+    return f"{RECORDS}/{number.body}.json"
+
+
+def image_path(number: PithNumber) -> str:
+    return f"{BADGES}/{badge.image_name(number)}"
+
+
+def saved_record(document: dict[str, Any]) -> str:
+    """A verified record as `pithtex verify --save` writes it, for the element to fetch."""
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+
+
+def page_keys(keys: Any) -> str | None:
+    """The keys --keys added, as the element's `keys` attribute takes them (JSON), or None."""
+    added = [{"key_id": k.key_id, "public_key_hex": k.raw.hex(), "fingerprint": k.fingerprint}
+             for k in keys if not k.registry]
+    return json.dumps({"keys": added}, separators=(",", ":")) if added else None
+
+
+def paper_label(checked: Checked) -> str:
+    """The paper as a reader sees it: the arXiv id (or number) first, then the title quoted with
+    its own quote marks escaped, so a title cannot name another id after its closing quote."""
+    title = checked.title or checked.wanted.title
+    return checked.wanted.label + (f" {safetext.shown(title, quote=True)}" if title else "")
+
+
+def not_shown_reason(checked: Checked) -> str:
+    return ("its record did not verify" if checked.word == brand.INVALID
+            else "its record could not be checked")
+
+
+def list_files(papers: list[Checked], place: Place, keys_json: str | None) -> dict[str, str]:
+    """Every text file of DIR, by its path in DIR (records, badges, fragments, snippets)."""
+    files: dict[str, str] = {}
+    for checked in papers:
+        if checked.verified:
+            assert checked.number is not None and checked.document is not None
+            files[record_path(checked.number)] = saved_record(checked.document)
+            files[image_path(checked.number)] = badge.svg(checked.number)
+            for kind in KINDS:
+                files[f"{SNIPPETS}/{checked.number.body}.{kind}"] = _item(kind, checked, place, keys_json) + "\n"
+    script = f'<script src="{safetext.xml(place.url(SCRIPT_NAME))}" defer></script>'
+    html_items = "\n".join(f"<li>{_item('html', c, place, keys_json, labelled=True)}</li>" for c in papers)
+    html = f'{script}\n<ul class="pith-list">\n{html_items}\n</ul>\n'
+    files[f"{FRAGMENT}.html"] = html
+    files[f"{FRAGMENT}.md"] = script + "\n\n" + "".join(f"- {_item('md', c, place, keys_json, labelled=True)}\n"
+                                                        for c in papers)
+    files[f"{FRAGMENT}.rst"] = ".. raw:: html\n\n" + "".join(f"   {line}\n" for line in html.splitlines())
+    return files
+
+
+def _item(kind: str, checked: Checked, place: Place, keys_json: str | None, labelled: bool = False) -> str:
+    """One paper in `kind` (html, md, rst): its label (with `labelled`) and its badge, or why none."""
+    label = paper_label(checked)
+    if not checked.verified:
+        note = f"(no Pith badge: {not_shown_reason(checked)})"
+        if kind == "md":
+            return f"{markdown_text(label)} {markdown_text(note)}"
+        return f'<span class="pith-paper">{safetext.xml(label)}</span> <span class="pith-unverified">{note}</span>'
+    element = _element(kind, checked, place, keys_json)
+    if kind == "rst":
+        return ".. raw:: html\n\n   " + element
+    if not labelled:
+        return element
+    if kind == "md":
+        return f"{markdown_text(label)} {element}"
+    return f'<span class="pith-paper">{safetext.xml(label)}</span> {element}'
+
+
+def _element(kind: str, checked: Checked, place: Place, keys_json: str | None) -> str:
+    """A <pith-badge> whose light DOM is a linked static badge with alt text (Markdown's own
+    image link in Markdown, so a renderer that strips raw HTML leaves a badge, not prose)."""
+    number = checked.number
+    assert number is not None
+    attributes = {"number": number.body, "src": place.url(record_path(number))}
+    if checked.wanted.arxiv is not None:
+        attributes["arxiv"] = checked.wanted.arxiv.paper
+    if keys_json:
+        attributes["keys"] = keys_json
+    opening = "<pith-badge" + "".join(f' {k}="{safetext.xml(v)}"' for k, v in attributes.items()) + ">"
+    image, alt = place.url(image_path(number)), badge.alt_text(number)
+    if kind == "md":
+        fallback = f"[![{markdown_text(alt)}]({image})]({number.url})"
+    else:
+        fallback = (f'<a href="{safetext.xml(number.url)}"><img src="{safetext.xml(image)}" alt="{safetext.xml(alt)}" '
+                    f'width="{badge.layout(number).width}" height="{HEIGHT}"></a>')
+    return f"{opening}{fallback}</pith-badge>"
+
+
+# Characters Markdown may read as markup: written as character references, which CommonMark,
+# Python-Markdown and markdown-it all decode to the character itself.
+_MARKDOWN = frozenset("\\`*_{}[]()#!<>&|~^")
+
+
+def markdown_text(text: str) -> str:
+    """`text` for a Markdown page, read as nothing but text."""
+    return "".join(f"&#{ord(c)};" if c in _MARKDOWN else c for c in text)
