@@ -66,6 +66,18 @@ class PageServer:
         self.routes[path] = Route(data, status, all_headers, delay, length)
         return path
 
+    def folder(self, prefix: str, folder: Path, headers: dict[str, str] | None = None) -> None:
+        """Serve a built site: each file of `folder` under `prefix`, a folder's index.html at its `/`."""
+        import mimetypes
+
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            path = prefix.rstrip("/") + "/" + file.relative_to(folder).as_posix()
+            kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+            kind += "; charset=utf-8" if kind.startswith("text/") or kind.endswith(("javascript", "json")) else ""
+            self.route(path, file.read_bytes(), kind, headers=headers)
+            if file.name == "index.html":
+                self.route(path[: -len("index.html")], file.read_bytes(), kind, headers=headers)
+
     def json(self, path: str, document: Any, **kw: Any) -> str:
         return self.route(path, json.dumps(document), "application/json", **kw)
 
@@ -105,7 +117,7 @@ class PageServer:
             def do_GET(self) -> None:
                 path = self.path.split("?")[0]
                 if path.startswith("/hold/"):
-                    kit.event(path[6:]).wait(30)
+                    kit.event(path[6:]).wait(100)
                     return self._send(200, GIF, {"Content-Type": "image/gif"})
                 kit.hits[path] = kit.hits.get(path, 0) + 1
                 route = kit.routes.get(self.path) or kit.routes.get(path)

@@ -56,7 +56,10 @@ COUNT_DIGESTS = """\
 "use strict";
 window.pithDigests = 0;
 const digest = crypto.subtle.digest.bind(crypto.subtle);
-crypto.subtle.digest = (algorithm, data) => { if (data.byteLength > 1e6) window.pithDigests++; return digest(algorithm, data); };
+crypto.subtle.digest = (algorithm, data) => {
+  if (data.byteLength > 1e6) window.pithDigests++;
+  return digest(algorithm, data);
+};
 window.pithScenario = async () => ({ digests: window.pithDigests });
 """
 
@@ -116,7 +119,8 @@ async function themes() {
 const frameTheme = (id) => document.getElementById(id).contentDocument.querySelector("pith-badge")?.dataset.theme;
 async function frames() {
   const end = Date.now() + 15000;
-  while (Date.now() < end && !["framed-light", "framed-plain"].every((id) => frameTheme(id))) await new Promise((r) => setTimeout(r, 25));
+  const ready = () => ["framed-light", "framed-plain"].every((id) => frameTheme(id));
+  while (Date.now() < end && !ready()) await new Promise((r) => setTimeout(r, 25));
   return { light: frameTheme("framed-light"), plain: frameTheme("framed-plain") };
 }
 window.pithScenario = async () => {
