@@ -155,6 +155,8 @@ window.pithScenario = async () => {
                   themes: badgesOf(name).map((b) => b.dataset.theme) };
   }
   const slate = doc("mkdocs").querySelector('input[data-md-color-scheme="slate"]');
+  // under the strict CSP: the element styled by a constructable stylesheet (style-src 'self' allows it)
+  out.cspAdopted = badgesOf("csp").map((b) => b.shadowRoot.adoptedStyleSheets.length);
   out.toggle = !!slate;
   if (slate) slate.click();
   await until(() => badgesOf("mkdocs").every((b) => b.dataset.theme === "dark"), 10000);
@@ -192,6 +194,7 @@ def test_every_recipe_verifies_all_thirty_in_a_real_browser(sites, browser, tmp_
     assert found["toggle"] and found["mkdocsDark"] == {"scheme": "slate", "themes": ["dark"] * PAPERS}
     assert found["mkdocs"]["themes"] == ["light"] * PAPERS  # before the toggle: Material's light scheme
     assert found["csp"]["states"] == ["verified"] * PAPERS and report["errors"] == []
+    assert found["cspAdopted"] == [1] * PAPERS
     # raw HTML stripped: linked static badges with their accessible name, loaded, never prose
     stripped = found["stripped"]
     assert len(stripped) == PAPERS and all(i["loaded"] and i["linked"] and re.fullmatch(r"pith: [A-Z2-7]{8}", i["alt"])
