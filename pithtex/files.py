@@ -126,7 +126,7 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
         keep = _ownership(target, path)
         fd, tmp = _temp_beside(target)
         try:
-            with os.fdopen(fd, "wb") as raw:
+            with _temporary(fd, path) as raw:
                 # Only failures of the output itself become OutputError; an error from whatever
                 # the block reads meanwhile (its input) passes on as what it is.
                 yield _Output(raw, path)
@@ -147,6 +147,24 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
         except BaseException:
             _unlink(tmp)
             raise
+
+
+@contextmanager
+def _temporary(fd: int, path: Path | str) -> Iterator[BinaryIO]:
+    """The temporary file's object, closed after the block. When the block failed (a full
+    disk, say), closing fails again on the bytes still buffered: the block's error, which
+    names the file, is the one that stands, never a bare errno from close()."""
+    raw = os.fdopen(fd, "wb")
+    try:
+        yield raw
+    except BaseException:
+        with suppress(OSError):
+            raw.close()
+        raise
+    try:
+        raw.close()
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
 
 
 @contextmanager

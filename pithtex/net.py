@@ -67,7 +67,7 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
                 raise DeadlineExceeded("too slow") from None
             if isinstance(exc, requests.exceptions.Timeout):
                 raise DeadlineExceeded("timed out") from None
-            raise NetError(_reason(exc), retry=isinstance(exc, requests.exceptions.ConnectionError)) from None
+            raise NetError(_reason(exc, url), retry=isinstance(exc, requests.exceptions.ConnectionError)) from None
         if dog.fired:  # a close-delimited body cut short by the watchdog looks complete
             raise DeadlineExceeded("too slow")
         return answer
@@ -94,6 +94,8 @@ def _follow(session: Any, url: str, headers: dict[str, str], deadline: float, ma
 
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# What urllib3 says when the server closes or resets the connection without an answer.
+_DROPPED = ("Connection aborted", "RemoteDisconnected", "Connection reset", "BadStatusLine", "ProtocolError")
 
 
 def _read(response: Any, current: str, asked: str, deadline: float, max_bytes: int) -> Answer:
@@ -108,15 +110,18 @@ def _read(response: Any, current: str, asked: str, deadline: float, max_bytes: i
     for chunk in response.iter_content(CHUNK):
         total += len(chunk)
         if total > max_bytes:
-            raise TooLarge("sent more")
+            raise TooLarge("kept sending past the limit")
         if time.monotonic() >= deadline:
             raise DeadlineExceeded("too slow")
         chunks.append(chunk)
     return Answer(200, b"".join(chunks), current, etag, source)
 
 
-def _reason(exc: Exception) -> str:
-    """A short reason from requests' nested exceptions (the innermost message)."""
+def _reason(exc: Exception, url: str) -> str:
+    """A short reason from requests' nested exceptions (the innermost message), in words:
+    never the exception tuple urllib3 nests (`('Connection aborted.', RemoteDisconnected(...))`)."""
+    from urllib.parse import urlsplit
+
     import requests
 
     if isinstance(exc, requests.exceptions.ChunkedEncodingError) or "IncompleteRead" in str(exc):
@@ -124,6 +129,9 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, requests.exceptions.ContentDecodingError):
         return "the answer's Content-Encoding does not decode"
     text = str(exc.args[0] if exc.args else exc)
+    if any(marker in text for marker in _DROPPED):
+        host = urlsplit(url).netloc or url
+        return f"the connection was dropped by {host} before it answered"
     for marker in ("Connection refused", "Name or service not known", "timed out", "Connection reset",
                    "Invalid URL"):
         if marker in text:

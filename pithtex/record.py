@@ -57,6 +57,22 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+class SourceFloat(float):
+    """A JSON number with a fraction or exponent, that remembers how the record wrote it: a
+    message quotes `5E0` as the record has it (as pith-badge.js does), not Python's `5.0`.
+    Its value, and so the canonical JSON (json.dumps uses float's own repr), are a float's."""
+
+    source: str
+
+    def __new__(cls, text: str) -> SourceFloat:
+        value = super().__new__(cls, text)
+        value.source = text
+        return value
+
+    def __repr__(self) -> str:
+        return self.source
+
+
 def _constant(text: str) -> Any:
     raise _Unreadable(f"{text} is not JSON")
 
@@ -78,7 +94,8 @@ def _depth_exceeds(document: Any, limit: int) -> bool:
 def _load_json(text: str) -> Any:
     """json.loads by the shared rules above; _Unreadable or ValueError says why not."""
     try:
-        document = json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
+        document = json.loads(text, object_pairs_hook=_object, parse_int=_integer, parse_float=SourceFloat,
+                              parse_constant=_constant)
     except RecursionError:
         document = None
         deep = True

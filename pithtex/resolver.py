@@ -229,8 +229,8 @@ class Resolver:
                     "or --offline to use the cache)"
                 ) from None
             except net.TooLarge as exc:
-                raise ResolverError(f"{url} {exc} bytes, more than a Pith record may have "
-                                    f"({self.max_bytes:,}); cannot decide") from None
+                raise ResolverError(f"{url} {exc}, more than a Pith record may have "
+                                    f"({self.max_bytes:,} bytes); cannot decide") from None
             except net.NetError as exc:
                 if exc.retry and attempt < self.retries and self._wait(attempt, deadline):
                     attempt += 1

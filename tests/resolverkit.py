@@ -50,6 +50,7 @@ class FakeResolver:
     def __init__(self) -> None:
         self.routes: dict[str, list[Reply]] = {}
         self.requests: list[Request] = []
+        self.active = self.peak = 0  # requests being answered now, and the most at once
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -97,6 +98,16 @@ class FakeResolver:
                 pass
 
             def do_GET(self) -> None:
+                with fake._lock:
+                    fake.active += 1
+                    fake.peak = max(fake.peak, fake.active)
+                try:
+                    self._answer()
+                finally:
+                    with fake._lock:
+                        fake.active -= 1
+
+            def _answer(self) -> None:
                 reply = fake._next(self.path, {k.lower(): v for k, v in self.headers.items()})
                 if reply.delay:
                     fake._closing.wait(reply.delay)

@@ -201,3 +201,75 @@ def test_the_label_sets_the_id_apart_from_a_hostile_title():
     assert label.startswith("arXiv:2401.00001 \u201c") and label.endswith("\u201d")
     assert "\u201d, arXiv:2401.99999" not in label and "\\u201d, arXiv:2401.99999" in label
     assert not any(c in label for c in "\u202e\u200b\x07")
+
+
+def test_progress_only_on_a_terminal_and_links_follow_base_url(tmp_path, fake, env):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    arxiv, record = paper(1)
+    number = serve(fake, arxiv, record)
+    listing = tmp_path / "papers.txt"
+    listing.write_text(f"{arxiv}\n")
+    out = tmp_path / "out"
+    exe = Path(sys.executable).parent / "pithtex"
+    leader, follower = pty.openpty()
+    proc = subprocess.run([str(exe), "badge", "--list", str(listing), "-o", str(out), "--base-url", fake.base,
+                           "--keys", str(KEY.key_file(tmp_path))], stdout=subprocess.PIPE, stderr=follower,
+                          env={**os.environ, **env}, timeout=120)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end closed: all was read
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert proc.returncode == 0, seen
+    assert b"\rpithtex: checked 1/1" in seen and b"1 of 1 papers verified" in seen
+    text = (out / "publications.md").read_text()
+    assert f"]({fake.base}/pith/{number.body})" in text  # the fallback links to --base-url's page
+
+
+def test_assets_url_needs_list(tmp_path):
+    err = assert_clean_error(pithtex_cli("badge", "YBK5PTAKOSCXY2WMLIIB7DMYH6", "--assets-url", "/pith/"))
+    assert "--list" in err
+
+
+def test_a_full_disk_names_the_file(tmp_path, fake, env):
+    from .fskit import tmpfs
+
+    ids = []
+    for i in range(1, 6):
+        arxiv, record = paper(i)
+        ids.append(arxiv)
+        serve(fake, arxiv, record)
+    listing = tmp_path / "papers.txt"
+    listing.write_text("\n".join(ids) + "\n")
+    with tmpfs(tmp_path / "small", "size=72k") as small:
+        proc = pithtex_cli("badge", "--list", str(listing), "-o", str(small / "out"), "--keys",
+                           str(KEY.key_file(tmp_path)), env=env)
+        err = assert_clean_error(proc)
+        assert re.search(rf"{re.escape(str(small / 'out'))}/\S+: cannot write it \(No space left on device\)", err), err
+
+
+def test_papers_are_checked_a_few_at_a_time(tmp_path, fake, env):
+    from pithtex.web.publist_check import JOBS
+
+    numbers = []
+    for i in range(1, 21):
+        _arxiv, record = paper(i)
+        number = PithNumber.parse(record["pith_number"])
+        fake.record(number.body, Reply.json(record, delay=0.3))  # slow enough that checks overlap
+        numbers.append(number)
+    listing = tmp_path / "papers.txt"
+    listing.write_text("".join(f"{n.body}\n" for n in numbers))
+    proc = pithtex_cli("badge", "--list", str(listing), "-o", str(tmp_path / "out"), "--keys",
+                       str(KEY.key_file(tmp_path)), env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert len(fake.requests) == 20 and 2 <= fake.peak <= JOBS, fake.peak

@@ -91,6 +91,10 @@ def run(args: Namespace) -> int:
         from .badge_list import run_list
 
         return run_list(args)
+    if args.assets_url:
+        from ..errors import PithError
+
+        raise PithError("--assets-url is for --list (the folder of files it writes); give --list FILE")
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
     _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write

@@ -24,7 +24,10 @@ def run_list(args: Namespace) -> int:
         raise PithError("--list writes a folder of files: give -o DIR")
     if args.number or args.arxiv or args.record:
         raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
-    place = publist.assets_base(args.assets_url)  # bad input first: nothing is fetched for it
+    from ..resolver import base_url
+
+    # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
+    place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
     folder = _folder(Path(args.output))
     papers, skipped = _read(Path(args.list))
     keys = app.keyring(args.keys)

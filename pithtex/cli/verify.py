@@ -201,12 +201,12 @@ def _save(args: Namespace, report: Report, document: dict[str, Any] | None) -> N
 
 
 def print_report(report: Report, source: str) -> None:
-    from ..safetext import line
+    from ..safetext import line, shown
 
     print(f"{report.headline_number}  {report.verdict}  ({line(source)})")
     for name, check in report.checks.items():
         print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
     if report.verified and report.title:
-        print(f"  Paper: {line(report.title)} (its title hashes to the signed title_canon_sha256)")
+        print(f"  Paper: {shown(report.title, quote=True)} (its title hashes to the signed title_canon_sha256)")
     if report.verified:
         print("  Signed: the canonical record only. Paper details, status and citations are not covered.")

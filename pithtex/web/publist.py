@@ -146,19 +146,22 @@ def _arxiv_shaped(text: str) -> bool:
 # -- the files ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Place:
-    """Where the page finds DIR's files: relative to DIR (`base` empty), or under an absolute URL."""
+    """Where the page finds DIR's files: relative to DIR (`base` empty), or under an absolute URL;
+    and the resolver whose number pages the fallback badges link to."""
 
     base: str = ""
+    resolver: str = brand.BASE_URL
 
     def url(self, path: str) -> str:
         return safetext.url(self.base + path)
 
 
-def assets_base(given: str | None) -> Place:
+def assets_base(given: str | None, resolver: str | None = None) -> Place:
     """--assets-url: an http(s) URL or an absolute path; InputError for a relative one (it would
     break on every page at another depth, which is what the option is for)."""
+    links = resolver or brand.BASE_URL
     if not given:
-        return Place()
+        return Place(resolver=links)
     text = given.strip()
     if not (re.match(r"https?://[^/\s]+", text) or (text.startswith("/") and not text.startswith("//"))):
         raise InputError(f"--assets-url {safetext.shown(text, quote=True)}: give an https:// URL or a path "
@@ -166,7 +169,7 @@ def assets_base(given: str | None) -> Place:
     if re.search(r"[\s\x00-\x1f\x7f\"'<>]", text) or "?" in text or "#" in text:
         raise InputError(f"--assets-url {safetext.shown(text, quote=True)}: holds spaces, quotes, a query or "
                          "a fragment; give the folder's URL only")
-    return Place(text if text.endswith("/") else text + "/")
+    return Place(text if text.endswith("/") else text + "/", links)
 
 
 def record_path(number: PithNumber) -> str:
@@ -250,11 +253,11 @@ def _element(kind: str, checked: Checked, place: Place, keys_json: str | None) -
     if keys_json:
         attributes["keys"] = keys_json
     opening = "<pith-badge" + "".join(f' {k}="{safetext.xml(v)}"' for k, v in attributes.items()) + ">"
-    image, alt = place.url(image_path(number)), badge.alt_text(number)
+    image, alt, link = place.url(image_path(number)), badge.alt_text(number), number.url_at(place.resolver)
     if kind == "md":
-        fallback = f"[![{markdown_text(alt)}]({image})]({number.url})"
+        fallback = f"[![{markdown_text(alt)}]({image})]({safetext.url(link)})"
     else:
-        fallback = (f'<a href="{safetext.xml(number.url)}"><img src="{safetext.xml(image)}" alt="{safetext.xml(alt)}" '
+        fallback = (f'<a href="{safetext.xml(link)}"><img src="{safetext.xml(image)}" alt="{safetext.xml(alt)}" '
                     f'width="{badge.layout(number).width}" height="{HEIGHT}"></a>')
     return f"{opening}{fallback}</pith-badge>"
 
