@@ -189,7 +189,7 @@ def package_files() -> dict[Path, str]:
               "cdn_module": cdn_url(), "cdn_script": cdn_url(SCRIPT_NAME),
               "integrity_module": integrity(render_script(module=True)),
               "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL, "insecure": INSECURE,
-              "states": tuple(brand.STATES)}
+              "states": tuple(brand.STATES), "seconds": f"{NETWORK_SECONDS:g}"}
     package = {
         "name": NPM_NAME,
         "version": brand.VERSION,
