@@ -26,7 +26,7 @@ from pithtex.web import assets as webassets
 from . import browserkit
 from .conftest import ROOT, pithtex_cli
 from .recordkit import TestKey, canonical, full_record
-from .resolverkit import FakeResolver, Reply, serving
+from .resolverkit import FakeResolver, Reply, closed_port_url, serving
 
 PAPERS = 30
 KEY = TestKey("lab-key-1")
@@ -210,3 +210,16 @@ def test_stripped_markdown_leaves_badges_not_prose(sites):
     assert main.count('<img src="/hugo/pith/badges/') == PAPERS and main.count('alt="pith: ') == PAPERS
     text = re.sub(r"<[^>]+>", " ", main)
     assert "unchecked" not in text and "pithpith" not in text and "svg" not in html.unescape(text).lower()
+
+
+def test_sphinx_names_a_missing_list_in_one_line(tmp_path):
+    """A `.. pith-list::` of a file that is not there: the build says so (an error, fatal with -W), no traceback."""
+    src = copy_recipe("sphinx", tmp_path / "src")
+    KEY.key_file(src)
+    # nothing is fetched from the internet: the :pith: role on the page asks a closed port
+    (src / "conf.py").write_text((src / "conf.py").read_text() + f"pith_base_url = {closed_port_url()!r}\n")
+    proc = subprocess.run([tool("sphinx-build"), "-W", "-q", "-b", "html", ".", str(tmp_path / "out")], cwd=src,
+                          capture_output=True, text=True, timeout=300,
+                          env={"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"})
+    assert proc.returncode != 0 and "pith-list: pubs/papers.bib: no such file" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr

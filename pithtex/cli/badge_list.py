@@ -66,7 +66,7 @@ def _folder(folder: Path) -> Path:
 def _read(path: Path) -> tuple[list[Wanted], int]:
     from ..errors import InputError
     from ..files import read_input
-    from ..web.publist import read_list
+    from ..web.publist import is_bib, read_list
 
     try:
         data = read_input(path, MAX_LIST_BYTES, "a list of papers")
@@ -78,8 +78,7 @@ def _read(path: Path) -> tuple[list[Wanted], int]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
-    bib = path.suffix.lower() == ".bib" or text.lstrip().startswith("@")
-    return read_list(text, str(path), bib)
+    return read_list(text, str(path), is_bib(path.name, text))
 
 
 def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:

@@ -70,12 +70,22 @@ class PithList(Directive):  # type: ignore[misc]
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        from ..errors import PithError
+
         env = self.state.document.settings.env
         relative, path = env.relfn2path(directives.path(self.arguments[0]))
         env.note_dependency(relative)
-        text = Path(path).read_text("utf-8-sig")
-        papers, _ = publist.read_list(text, relative, Path(path).suffix.lower() == ".bib" or text.lstrip()[:1] == "@")
-        checked, keys_json = _check(env, papers)
+        try:
+            text = Path(path).read_text("utf-8-sig")
+            papers, _ = publist.read_list(text, relative, publist.is_bib(relative, text))
+            checked, keys_json = _check(env, papers)
+        except FileNotFoundError:
+            return [self.state.document.reporter.error(f"pith-list: {relative}: no such file", line=self.lineno)]
+        except (OSError, UnicodeDecodeError) as exc:  # unreadable, or not UTF-8 text
+            return [self.state.document.reporter.error(f"pith-list: {relative}: cannot read it ({exc})",
+                                                       line=self.lineno)]
+        except PithError as exc:  # a line that names no paper, a bad pith_keys file
+            return [self.state.document.reporter.error(f"pith-list: {exc}", line=self.lineno)]
         files = publist.list_files(checked, publist.Place(PLACEHOLDER), keys_json)
         return [pith_html(html=_without_script(files[f"{publist.FRAGMENT}.html"]))]
 
@@ -90,7 +100,10 @@ def pith_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, opt
         wanted = publist.paper_of(text.strip(), lineno)
     except PithError as exc:
         return [], [inliner.reporter.error(f"pith: {exc}", line=lineno)]
-    checked, keys_json = _check(env, [wanted])
+    try:
+        checked, keys_json = _check(env, [wanted])
+    except PithError as exc:  # a bad pith_keys file
+        return [], [inliner.reporter.error(f"pith: {exc}", line=lineno)]
     paper = checked[0]
     if not paper.verified or paper.number is None:
         return [nodes.Text(publist.paper_label(paper))], []
