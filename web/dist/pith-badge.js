@@ -364,7 +364,8 @@ async function fetchBytes(url) {
 const answers = new Map();  // absolute URL -> Promise of the parsed document
 const shared = new WeakSet();  // documents read here: never handed out, so their hash may be kept
 function fetchJson(url) {
-  const key = new URL(url, document.baseURI).href;
+  let key;
+  try { key = new URL(url, document.baseURI).href; } catch { throw new Undecidable(`${cap(url, CAP.url)} is not a URL`); }
   let answer = answers.get(key);
   if (!answer) {
     answer = fetchBytes(url).then((bytes) => { const doc = parseJson(decodeUtf8(bytes)); if (isObject(doc)) shared.add(doc); return doc; });
