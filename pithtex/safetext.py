@@ -55,8 +55,13 @@ def visible(text: str) -> str:
 
 
 def _escape(match: re.Match[str]) -> str:
+    """\\uXXXX, beyond the BMP as its UTF-16 surrogate pair: the one escape form JSON has, so
+    a --json document with a tag character in it stays valid JSON (and decodes to that character)."""
     code = ord(match.group())
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def shown(text: str, quote: bool = False) -> str:

@@ -73,7 +73,8 @@ def test_thirty_papers_from_a_bib_in_one_command(tmp_path, fake, env):
     proc = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", str(KEY.key_file(tmp_path)), env=env)
     assert proc.returncode == 0, proc.stderr
     assert "30 of 30 papers verified" in proc.stderr and "1 BibTeX entries name no" in proc.stderr
-    assert proc.stdout.count("verified ") == 30 and "page key" in proc.stdout
+    assert proc.stdout.count("verified ") == 30 and "30 signed by a --keys key" in proc.stderr
+    assert proc.stdout.count(f"signed by {KEY.key_id}, a key --keys added, not the Pith registry") == 30
     assert "\r" not in proc.stderr  # no progress line when stderr is not a terminal
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     expected = sorted(["pith-badge.js", "publications.html", "publications.md", "publications.rst"]
@@ -273,3 +274,27 @@ def test_papers_are_checked_a_few_at_a_time(tmp_path, fake, env):
                        str(KEY.key_file(tmp_path)), env=env)
     assert proc.returncode == 0, proc.stderr
     assert len(fake.requests) == 20 and 2 <= fake.peak <= JOBS, fake.peak
+
+
+def test_a_paper_named_twice_is_listed_once_where_first_named():
+    papers, skipped = publist.read_list("2401.00002\n2401.00001v2\nhttps://doi.org/10.48550/arXiv.2401.00002\n"
+                                        "2401.00001\n", "l.txt", bib=False)
+    assert [str(p.arxiv) for p in papers] == ["2401.00002", "2401.00001v2"] and skipped == 0
+
+
+def test_a_small_file_on_a_full_disk_names_the_file(tmp_path):
+    # a file smaller than the write buffer fails at its flush: that error, naming the file,
+    # must not be replaced by the bare ENOSPC of closing the temporary file afterwards
+    from .fskit import tmpfs
+
+    with tmpfs(tmp_path / "full", "size=64k") as full:
+        filler = full / "filler"
+        with filler.open("wb", buffering=0) as handle:
+            try:
+                while True:
+                    handle.write(b"x" * 4096)
+            except OSError:
+                pass
+        out = full / "pith.svg"
+        err = assert_clean_error(pithtex_cli("badge", "YBK5PTAKOSCXY2WMLIIB7DMYH6", "-o", str(out)))
+        assert f"{out}: cannot write it (No space left on device)" in err, err

@@ -25,7 +25,8 @@ def test_shown_spells_out_every_control_format_and_bidi_character():
     assert text.isprintable() and text.isascii(), text
     assert text == "A\\u200b\\u00ad\\u202e\\u2066\\ufeff\\u0007\\u0000B C"
     assert safetext.shown("Title\u201d, arXiv:2401.99999", quote=True) == "\u201cTitle\\u201d, arXiv:2401.99999\u201d"
-    assert safetext.visible("\U000e0041") == "\\U000e0041"  # a tag character, beyond the BMP
+    tagged = safetext.visible('{"t": "\U000e0041"}')  # a tag character, beyond the BMP: JSON stays JSON
+    assert tagged == '{"t": "\\udb40\\udc41"}' and json.loads(tagged) == {"t": "\U000e0041"}
 
 
 def test_a_signed_title_is_quoted_and_cleaned_in_verify(tmp_path):

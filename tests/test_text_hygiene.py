@@ -43,5 +43,5 @@ def test_the_script_carries_the_table_and_the_quote_marks():
 def test_visible_spells_out_what_a_title_could_hide():
     title = "Zero\u200bwidth soft\u00adhyphen bell\u0007 nul\u0000 \u202eoverride \U000e0041tag"
     assert safetext.visible(title) == ("Zero\\u200bwidth soft\\u00adhyphen bell\\u0007 nul\\u0000 \\u202eoverride "
-                                       "\\U000e0041tag")
+                                       "\\udb40\\udc41tag")
     assert safetext.shown("X\u201d, arXiv:2401.99999", quote=True) == "“X\\u201d, arXiv:2401.99999”"

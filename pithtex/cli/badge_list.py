@@ -10,10 +10,7 @@ from ..value import TYPE_CHECKING
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..web.publist import Checked, Wanted
-
-MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
-
+    from ..web.publist import Checked
 
 def run_list(args: Namespace) -> int:
     from .. import app
@@ -29,7 +26,7 @@ def run_list(args: Namespace) -> int:
     # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
     place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
     folder = _folder(Path(args.output))
-    papers, skipped = _read(Path(args.list))
+    papers, skipped = publist_check.load_list(Path(args.list))
     keys = app.keyring(args.keys)
     for refusal in keys.refused:
         print(f"pithtex: warning: {refusal}", file=sys.stderr)
@@ -63,24 +60,6 @@ def _folder(folder: Path) -> Path:
     return folder
 
 
-def _read(path: Path) -> tuple[list[Wanted], int]:
-    from ..errors import InputError
-    from ..files import read_input
-    from ..web.publist import is_bib, read_list
-
-    try:
-        data = read_input(path, MAX_LIST_BYTES, "a list of papers")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
-    return read_list(text, str(path), is_bib(path.name, text))
-
-
 def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:
     """Every file through the one writer (atomic; a full disk names the file it stopped at)."""
     from ..files import write_atomic
@@ -101,14 +80,17 @@ def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -
         if not paper.verified:
             print(f"          {shown(paper.reason)}")
         elif paper.added_key:
-            print(f"          {shown(paper.signer or '')}; the page carries that key as a page key, "
-                  "and its badge reads 'page key', not the registry's verified")
+            print(f"          {shown(paper.signer or '')}")
     good = sum(p.verified for p in checked)
     bad = [p for p in checked if not p.verified]
     line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
     if skipped:
         line += f" ({skipped} BibTeX entries name no arXiv id, arXiv DOI or Pith Number)"
     print(line, file=sys.stderr)
+    added = sum(p.verified and p.added_key for p in checked)
+    if added:
+        print(f"pithtex: note: {added} signed by a --keys key: each badge carries it as a page key (its keys "
+              "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
     if bad:
         words = ", ".join(sorted({p.word for p in bad}))
         print(f"pithtex: {len(bad)} listed without a badge ({words}): "

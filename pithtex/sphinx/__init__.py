@@ -75,16 +75,12 @@ class PithList(Directive):  # type: ignore[misc]
         env = self.state.document.settings.env
         relative, path = env.relfn2path(directives.path(self.arguments[0]))
         env.note_dependency(relative)
+        from ..web.publist_check import load_list
+
         try:
-            text = Path(path).read_text("utf-8-sig")
-            papers, _ = publist.read_list(text, relative, publist.is_bib(relative, text))
+            papers, _ = load_list(Path(path))
             checked, keys_json = _check(env, papers)
-        except FileNotFoundError:
-            return [self.state.document.reporter.error(f"pith-list: {relative}: no such file", line=self.lineno)]
-        except (OSError, UnicodeDecodeError) as exc:  # unreadable, or not UTF-8 text
-            return [self.state.document.reporter.error(f"pith-list: {relative}: cannot read it ({exc})",
-                                                       line=self.lineno)]
-        except PithError as exc:  # a line that names no paper, a bad pith_keys file
+        except PithError as exc:  # no such file, not UTF-8, a line that names no paper, a bad pith_keys file
             return [self.state.document.reporter.error(f"pith-list: {exc}", line=self.lineno)]
         files = publist.list_files(checked, publist.Place(PLACEHOLDER), keys_json)
         return [pith_html(html=_without_script(files[f"{publist.FRAGMENT}.html"]))]

@@ -127,8 +127,9 @@ def svg_title(number: PithNumber, state: BadgeState) -> str:
 
 
 def _capped(text: str, limit: int = 200) -> str:
-    """A reason shown in a tooltip: one line, at most `limit` characters."""
-    text = " ".join(text.split())
+    """A reason shown in a tooltip: one line (controls, format and bidi characters spelled out),
+    at most `limit` characters."""
+    text = safetext.shown(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import brand, safetext
-from ..arxiv.ids import ArxivId
+from ..arxiv.ids import ArxivId, looks_like
 from ..errors import InputError, InvalidNumber
 from ..number import PithNumber
 from . import badge, bibtex
@@ -89,8 +89,13 @@ def read_list(text: str, name: str, bib: bool) -> tuple[list[Wanted], int]:
     """The papers `text` names, in order, once each, and how many BibTeX entries named none.
     Raises InputError naming the file and line of anything unreadable, or for an empty list."""
     papers, skipped = (_from_bib(text, name) if bib else (_from_lines(text, name), 0))
-    unique = list({(p.arxiv.paper if p.arxiv else "", p.number.body if p.number else ""): p
-                   for p in reversed(papers)}.values())[::-1]
+    seen: set[str] = set()
+    unique = []
+    for paper in papers:  # a paper named twice is checked and listed once, where first named
+        identity = paper.arxiv.paper if paper.arxiv else paper.number.body if paper.number else paper.given
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(paper)
     if not unique:
         raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
                          "or a .bib file with eprint/arxiv/doi fields)")
@@ -131,21 +136,13 @@ def _bib_id(fields: dict[str, str]) -> str | None:
     """The paper an entry names: `eprint` (an arXiv one), `arxiv`, or an arXiv `doi`."""
     eprint = bibtex.plain(fields.get("eprint", ""))
     prefix = bibtex.plain(fields.get("archiveprefix", fields.get("eprinttype", ""))).lower()
-    if eprint and (prefix == "arxiv" or (not prefix and _arxiv_shaped(eprint))):
+    if eprint and (prefix == "arxiv" or (not prefix and looks_like(eprint))):
         return eprint
     for key in ("arxiv", "arxivid"):
         if fields.get(key):
             return bibtex.plain(fields[key])
     doi = bibtex.plain(fields.get("doi", ""))
     return doi if _DOI.fullmatch(doi) else None
-
-
-def _arxiv_shaped(text: str) -> bool:
-    try:
-        ArxivId.parse(text)
-    except InvalidNumber:
-        return False
-    return True
 
 
 # -- the files ----------------------------------------------------------------------------------

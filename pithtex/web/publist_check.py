@@ -1,4 +1,4 @@
-"""Check every paper of a publication list: resolve and verify each, a few at a time.
+"""A publication list's I/O: read its file, then check every paper, a few at a time.
 
 Each paper is `pithtex verify`'s use-case (`app.verify_arxiv` / `app.verify_number`), whose
 every fetch has the resolver's one wall-clock deadline; the pool bounds how many run at once,
@@ -9,13 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any
 
 from .. import brand, errors
-from ..errors import PithError
-from .publist import Checked, Wanted
+from ..errors import InputError, PithError
+from .badge import state_of_report
+from .publist import Checked, Wanted, is_bib, read_list
 
 JOBS = 6  # papers checked at once
+MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
+
+
+def load_list(path: Path) -> tuple[list[Wanted], int]:
+    """The papers a list or .bib file names (see publist.read_list); InputError for an unreadable one."""
+    from ..files import read_input
+
+    try:
+        data = read_input(path, MAX_LIST_BYTES, "a list of papers")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
+    return read_list(text, str(path), is_bib(path.name, text))
 
 
 def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) -> Checked:
@@ -34,13 +54,11 @@ def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) ->
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
         return Checked(wanted, word, str(exc))
     report = checked.report
-    word = brand.STATE_OF_EXIT[report.exit_code]
-    if word != brand.VERIFIED:
-        wanted_status = "fail" if word == brand.INVALID else "unknown"
-        problems = [f"{name}: {c.detail}" for name, c in report.checks.items() if c.status == wanted_status]
-        return Checked(wanted, word, problems[0] if problems else "the record did not verify", number)
+    state = state_of_report(report)  # the one reading of a report's word and first failed check
+    if not state.verified:
+        return Checked(wanted, str(state.word), state.reason, number)
     key = keys.get(report.key_id) if report.key_id else None
-    return Checked(wanted, word, report.signer or "", number, checked.document, report.title, report.signer,
+    return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
                    added_key=key is not None and not key.registry)
 
 
@@ -50,10 +68,14 @@ def check_all(papers: list[Wanted], keys: Any, *, base_url: str | None = None, o
     results: dict[int, Checked] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
         futures = {pool.submit(check_one, paper, keys, base_url, offline): i for i, paper in enumerate(papers)}
-        for future in as_completed(futures):
-            results[futures[future]] = outcome = future.result()
-            if done is not None:
-                done(outcome)
+        try:
+            for future in as_completed(futures):
+                results[futures[future]] = outcome = future.result()
+                if done is not None:
+                    done(outcome)
+        except BaseException:  # Ctrl-C, or a bug in one check: start no more (those running end by their deadline)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return [results[i] for i in range(len(papers))]
 
 

@@ -32,7 +32,9 @@ const ATTRIBUTES = ["number", "src", "theme", "size", "arxiv", "keys", "base-url
 // from a signed title never reaches the accessible name, the tooltip or the panel, and a bidi
 // override cannot reorder the words shown after it, such as "(not covered by the signature)".
 const INVISIBLE = new RegExp(`[${C.invisible.map(([a, b]) => `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`).join("")}]`, "gu");
-const escaped = (code) => code <= 0xffff ? `\\u${code.toString(16).padStart(4, "0")}` : `\\U${code.toString(16).padStart(8, "0")}`;
+// \uXXXX, beyond the BMP as its UTF-16 surrogate pair (safetext's escape, JSON's only form)
+const unit = (u) => `\\u${u.toString(16).padStart(4, "0")}`;
+const escaped = (code) => code <= 0xffff ? unit(code) : unit(0xd800 + ((code - 0x10000) >> 10)) + unit(0xdc00 + ((code - 0x10000) & 0x3ff));
 const visible = (s) => s.replace(INVISIBLE, (c) => escaped(c.codePointAt(0)));
 // Python's str.split() white space, so a title's runs collapse as safetext.shown collapses them
 const SPACES = /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
