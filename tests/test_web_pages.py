@@ -168,7 +168,8 @@ def framed(number: str, src: str, head: str = "") -> str:
 
 # -- signed strings with control, format and bidi characters ----------------------------------
 ZWSP, SHY, RLO, BEL = "\u200b", "\u00ad", "\u202e", "\u0007"
-HIDDEN_TITLE = f"Zero{ZWSP}w soft{SHY}h bell{BEL} nul\u0000 {RLO}o”, arXiv:9999.99999"
+TAG = "\U000e0041"  # a tag character, beyond the BMP
+HIDDEN_TITLE = f"Z{ZWSP}w s{SHY}h b{BEL} n\u0000 t{TAG} {RLO}o”, arXiv:9999.99999"
 LOOKALIKE = "pith-v1-2026-05" + ZWSP
 
 
@@ -216,8 +217,9 @@ def test_theme_follows_the_site_and_signed_strings_are_cleaned(server, browser, 
     assert b["state"] == "verified", b["title"]
     shown = safetext.shown(HIDDEN_TITLE, quote=True)
     for text in (b["label"], b["title"], b["panel"]):
-        assert not any(c in text for c in (ZWSP, SHY, RLO, BEL, "\u0000")), text
+        assert not any(c in text for c in (ZWSP, SHY, RLO, BEL, "\u0000", TAG)), text
     assert "\\u200b" in b["label"] and "\\u0007" in b["title"] and "\\u0000" in b["panel"]
+    assert "\\udb40\\udc41" in b["label"] and "\\udb40\\udc41" in b["panel"]
     assert visible(HIDDEN_TITLE) in b["panel"]  # the panel's title line: the command line's rule, to the character
     # the signed arXiv id comes first, and the title's own quote cannot close the title
     assert b["label"] == f"pith: {number_of(hidden)[:8]}, verified, {brand.signed_by_added('lab-key', 'this page')}: " \
