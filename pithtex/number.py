@@ -8,18 +8,50 @@ are look-up aliases, never identities (see `parse_reference`).
 
 from __future__ import annotations
 
-import re
-
 from . import brand
 from .errors import InvalidNumber
-from .value import Frozen
+from .value import Frozen, NamedTuple
 
 BODY_LENGTH = 26
 ALIAS_LENGTHS = (8, 12, 16)
 # RFC 4648 base32, written here once (pith-badge.js receives it from webassets).
 BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 ALPHABET = frozenset(BASE32_ALPHABET)
-_YEAR = re.compile(r"[0-9]{4}")
+
+
+class Reading(NamedTuple):
+    """The rules for reading a Pith Number's text: this module reads by them, and pith.sty's
+    and pith-badge.js's readers are rendered from them (one table, three readers)."""
+
+    prefix: str = "PITH"  # then ':'; compared after upper-casing, like the body
+    year_digits: int = 4
+    body_length: int = BODY_LENGTH
+    alias_lengths: tuple[int, ...] = ALIAS_LENGTHS
+    alphabet: str = BASE32_ALPHABET
+    padding: str = "="
+    never: str = "0189"  # what people type for O, I, B and g: named in the hint
+    # Only these blanks are trimmed and only a-z is upper-cased, in every reader: Unicode's
+    # white space and case tables differ between Python, browsers and TeX engines.
+    blanks: str = " \t\n\r\f\v"
+
+
+READING = Reading()
+
+# Why a text is not a Pith Number, one sentence a fault; {name} is filled in by each reader.
+# The same words in `pithtex number`, pith.sty's error and the <pith-badge> tooltip.
+REASONS = {
+    "empty": "it is empty",
+    "after-prefix": "nothing follows 'pith:'",
+    "year": "the year '{year}' must be exactly four digits (pith:YYYY:BODY)",
+    "after-year": "nothing follows the year",
+    "parts": "too many ':' parts (the form is pith:YYYY:BODY)",
+    "padding": "'=' padding is not part of a Pith Number (26 characters, no padding)",
+    # {char} is the character itself when it is printable ASCII, else U+XXXX (shown_char)
+    "character": "character '{char}' at position {position} is not base32 (A-Z, 2-7){hint}",
+    "hint": " (0, 1, 8 and 9 never occur)",
+    "length": "it has {length} characters; a Pith Number has 26 (look-up aliases have 8, 12 or 16)",
+    "alias": "{length} characters is only a look-up alias; a Pith Number has 26",
+}
 
 
 class PithNumber(Frozen):
@@ -44,10 +76,8 @@ class PithNumber(Frozen):
         """Read a full number in any accepted form; raise InvalidNumber saying why not."""
         ref = parse_reference(text, year=year)
         if isinstance(ref, PithAlias):
-            raise InvalidNumber(
-                f"invalid Pith Number {_shown(text)}: {len(ref.prefix)} characters is only a look-up "
-                f"alias; a Pith Number has {BODY_LENGTH}"
-            )
+            raise InvalidNumber(f"invalid Pith Number {_shown(text)}: "
+                                + REASONS["alias"].format(length=len(ref.prefix)))
         return ref
 
     @classmethod
@@ -127,52 +157,65 @@ def body_of_sha256(raw: bytes) -> str:
 
 
 def parse_reference(text: str, year: int | None = None) -> PithNumber | PithAlias:
-    """Read a number or a look-up alias; every rejection names its reason."""
+    """Read a number or a look-up alias; every rejection names its reason (REASONS)."""
     if not isinstance(text, str):
         raise InvalidNumber(f"a Pith Number is text, not {type(text).__name__}")
-    shown = _shown(text)
-    rest = text.strip().upper()
-    if not rest:
-        raise InvalidNumber("invalid Pith Number '': it is empty")
-    stated_year = None
-    if rest.startswith("PITH:"):
-        rest = rest[5:]
-        if not rest:
-            raise InvalidNumber(f"invalid Pith Number {shown}: nothing follows 'pith:'")
-        if ":" in rest:
-            year_text, _, rest = rest.partition(":")
-            if not _YEAR.fullmatch(year_text):
-                raise InvalidNumber(
-                    f"invalid Pith Number {shown}: the year {year_text!r} must be exactly four digits "
-                    "(pith:YYYY:BODY)"
-                )
-            stated_year = int(year_text)
-            if ":" in rest:
-                raise InvalidNumber(f"invalid Pith Number {shown}: too many ':' parts (the form is pith:YYYY:BODY)")
-            if not rest:
-                raise InvalidNumber(f"invalid Pith Number {shown}: nothing follows the year")
-    problem = _body_problem(rest, allow_alias=True)
-    if problem:
-        raise InvalidNumber(f"invalid Pith Number {shown}: {problem}")
-    if len(rest) in ALIAS_LENGTHS:
-        return PithAlias(rest)
+    read = read_text(text)
+    if isinstance(read, str):
+        raise InvalidNumber(f"invalid Pith Number {_shown(text)}: {read}")
+    body, stated_year = read
+    if len(body) in ALIAS_LENGTHS:
+        return PithAlias(body)
     if year is not None and stated_year is not None and year != stated_year:
-        raise InvalidNumber(f"invalid Pith Number {shown}: it says year {stated_year}, but {year} was given")
-    return PithNumber(rest, stated_year if stated_year is not None else year)
+        raise InvalidNumber(f"invalid Pith Number {_shown(text)}: it says year {stated_year}, but {year} was given")
+    return PithNumber(body, stated_year if stated_year is not None else year)
 
 
-def _body_problem(body: str, allow_alias: bool) -> str | None:
-    """Why `body` (already upper-cased) is not a number body, or None when it is one."""
-    if "=" in body:
-        return "'=' padding is not part of a Pith Number (26 characters, no padding)"
+def read_text(text: str, rules: Reading = READING) -> tuple[str, int | None] | str:
+    """(body, year or None) of a number or alias text, or the reason it is neither: the reader
+    pith.sty and pith-badge.js are rendered to follow step by step (tests/fixtures/number-vectors.json)."""
+    rest = text.strip(rules.blanks).translate(_ASCII_UPPER)
+    if not rest:
+        return REASONS["empty"]
+    parts = rest.split(":")
+    year = None
+    if len(parts) > 1 and parts[0] == rules.prefix:
+        rest = rest[len(rules.prefix) + 1:]
+        if len(parts) == 2:
+            if not rest:
+                return REASONS["after-prefix"]
+        else:
+            year_text, rest = parts[1], ":".join(parts[2:])
+            if len(year_text) != rules.year_digits or not all("0" <= c <= "9" for c in year_text):
+                return REASONS["year"].format(year=year_text)
+            if not rest:
+                return REASONS["after-year"]
+            if ":" in rest:
+                return REASONS["parts"]
+            year = int(year_text)
+    return _body_problem(rest, rules) or (rest, year)
+
+
+def _body_problem(body: str, rules: Reading = READING, allow_alias: bool = True) -> str | None:
+    """Why `body` (already upper-cased) is not a number body (or an alias), or None when it is one."""
+    if rules.padding in body:
+        return REASONS["padding"]
     for position, char in enumerate(body, start=1):
-        if char not in ALPHABET:
-            hint = " (0, 1, 8 and 9 never occur)" if char in "0189" else ""
-            return f"character {char!r} at position {position} is not base32 (A-Z, 2-7){hint}"
-    if len(body) == BODY_LENGTH or (allow_alias and len(body) in ALIAS_LENGTHS):
+        if char not in rules.alphabet:
+            hint = REASONS["hint"] if char in rules.never else ""
+            return REASONS["character"].format(char=shown_char(char), position=position, hint=hint)
+    if len(body) == rules.body_length or (allow_alias and len(body) in rules.alias_lengths):
         return None
-    aliases = ", ".join(str(n) for n in ALIAS_LENGTHS)
-    return f"has {len(body)} characters; a Pith Number has {BODY_LENGTH} (look-up aliases have {aliases})"
+    return REASONS["length"].format(length=len(body))
+
+
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def shown_char(char: str) -> str:
+    """A character as a reason names it: itself when printable ASCII, else U+XXXX (a zero-width
+    space or a control character must not vanish from, or act in, the message)."""
+    return char if " " <= char <= "~" else f"U+{ord(char):04X}"
 
 
 def _shown(text: str) -> str:

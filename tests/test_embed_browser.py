@@ -93,14 +93,14 @@ def test_the_element_draws_badgeshapes_table():
     for state in ("checking", "verified", "invalid", "unchecked"):
         shape = badgeshape.shape(state, webassets.embed_status_width())
         assert values["shapes"][state] == badgeshape.to_json(shape)
-    assert values["alphabet"] == "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    assert values["reading"]["alphabet"] == "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
     assert script.count("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") == 1
 
 
 def test_module_and_classic_script_differ_only_in_their_wrapping():
     classic, module = webassets.render_script(), webassets.render_script(module=True)
     assert classic.lstrip().startswith("/*") and "(() => {" in classic and "export " not in classic
-    assert "export { PithBadge, Refused, Undecidable, trustedKeys, verifyDocument };" in module
+    assert "export { PithBadge, Refused, Undecidable, readNumber, trustedKeys, verifyDocument };" in module
     assert "(() => {" not in module
 
 

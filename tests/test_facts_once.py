@@ -22,6 +22,7 @@ from pithtex.pdf import badge as pdf_badge
 from pithtex.pdf import xmp
 
 from .conftest import ROOT, pithtex_cli
+from .pdfkit import Writer
 
 PACKAGE = ROOT / "pithtex"
 
@@ -90,15 +91,11 @@ def _pdf_with_packet(path: Path, packet: bytes) -> Path:
               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
               b"<< /Type /Metadata /Subtype /XML /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream"
               % (len(data), data)]
-    out, offsets = bytearray(b"%PDF-1.7\n"), []
-    for i, body in enumerate(bodies, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (i, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(bodies) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(bodies) + 1, xref)
-    path.write_bytes(bytes(out))
+    w = Writer(b"%PDF-1.7\n")
+    for num, body in enumerate(bodies, 1):
+        w.obj(num, body)
+    out = w.end(w.table(w.entries(), b"<< /Size %d /Root 1 0 R >>" % (len(bodies) + 1)))
+    path.write_bytes(out)
     return path
 
 

@@ -14,28 +14,22 @@ from pathlib import Path
 import pytest
 
 from .conftest import BODY, ROOT, assert_clean_error, pithtex_cli
-from .pdfkit import make_pdf
+from .pdfkit import Writer, make_pdf
 
 
 def self_referencing_objstm() -> bytes:
     """Info lives in object stream 5, and the xref says object 5 itself lives in stream 5."""
-    out = bytearray(b"%PDF-1.5\n")
-    offsets = {}
-
-    def obj(num: int, body: bytes) -> None:
-        offsets[num] = len(out)
-        out.extend(b"%d 0 obj\n" % num + body + b"\nendobj\n")
-
-    obj(1, b"<< /Type /Catalog /Pages 2 0 R >>")
-    obj(2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-    obj(3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
-    xref_at = len(out)
-    rows = b"".join(bytes([1]) + offsets.get(n, 0).to_bytes(2, "big") + b"\x00" for n in range(4))
+    w = Writer(b"%PDF-1.5\n")
+    w.obj(1, b"<< /Type /Catalog /Pages 2 0 R >>")
+    w.obj(2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+    w.obj(3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
+    xref_at = len(w.out)
+    rows = b"".join(bytes([1]) + w.offsets.get(n, 0).to_bytes(2, "big") + b"\x00" for n in range(4))
     rows = bytes([0, 0, 0, 255]) + rows[4:] + bytes([2, 0, 5, 0, 2, 0, 5, 0])  # 4 and 5 in stream 5
     rows += bytes([1]) + xref_at.to_bytes(2, "big") + b"\x00"
-    out += (b"6 0 obj\n<< /Type /XRef /Size 7 /W [1 2 1] /Root 1 0 R /Info 4 0 R /Length %d >>\nstream\n"
-            % len(rows)) + rows + b"\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n" % xref_at
-    return bytes(out)
+    w.out += (b"6 0 obj\n<< /Type /XRef /Size 7 /W [1 2 1] /Root 1 0 R /Info 4 0 R /Length %d >>\nstream\n"
+              % len(rows)) + rows + b"\nendstream\nendobj\n"
+    return w.end(xref_at)
 
 
 def test_self_referencing_object_stream_is_damage_not_recursion(tmp_path: Path):

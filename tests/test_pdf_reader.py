@@ -18,6 +18,8 @@ import pytest
 from pithtex.pdf.objects import Keyword, Name, Parser, PdfSyntaxError, Ref, Stream
 from pithtex.pdf.reader import READ_FAILURES, Damaged, PdfFile, decode_stream, read_failure
 
+from .pdfkit import Writer
+
 
 def parse(data: bytes):
     return Parser(data).parse()
@@ -210,51 +212,9 @@ def test_a_stream_without_endstream_is_a_syntax_error():
         indirect(b"1 0 obj <</Length 99>> stream\nabc endobj")
 
 
-# -- whole files, written here ----------------------------------------------------------------
-HEAD = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
+# -- whole files, written here (tests/pdfkit.py's Writer) --------------------------------------
 CATALOG = b"<</Type/Catalog/Pages 2 0 R>>"
 PAGES = b"<</Type/Pages/Kids[]/Count 0>>"
-
-
-class Writer:
-    """A PDF written byte by byte, so every offset and quirk is the test's own."""
-
-    def __init__(self, head: bytes = HEAD) -> None:
-        self.out = bytearray(head)
-        self.offsets: dict[int, int] = {}
-
-    def obj(self, num: int, body: bytes, gen: int = 0) -> int:
-        self.offsets[num] = len(self.out)
-        self.out += b"%d %d obj\n" % (num, gen) + body + b"\nendobj\n"
-        return self.offsets[num]
-
-    def table(self, entries: dict[int, tuple[int, int, bytes]], trailer: bytes, eol: bytes = b" \n",
-              gap: bytes = b"") -> int:
-        """An xref table of (offset, generation, n/f) entries, one subsection per run of numbers."""
-        start = len(self.out)
-        self.out += b"xref\n" + gap
-        nums = sorted(entries)
-        runs: list[list[int]] = []
-        for num in nums:
-            if runs and runs[-1][-1] == num - 1:
-                runs[-1].append(num)
-            else:
-                runs.append([num])
-        for run in runs:
-            self.out += b"%d %d\n" % (run[0], len(run)) + gap
-            for num in run:
-                off, gen, kind = entries[num]
-                self.out += b"%010d %05d %s" % (off, gen, kind) + eol
-        self.out += gap + b"trailer\n" + trailer + b"\n"
-        return start
-
-    def entries(self, nums=None) -> dict[int, tuple[int, int, bytes]]:
-        found = {0: (0, 65535, b"f")}
-        found.update({n: (off, 0, b"n") for n, off in self.offsets.items() if nums is None or n in nums})
-        return found
-
-    def end(self, startxref: int) -> bytes:
-        return bytes(self.out + b"startxref\n%d\n%%%%EOF\n" % startxref)
 
 
 def build(objects: dict[int, bytes], trailer: bytes = b"") -> bytes:

@@ -17,6 +17,7 @@ from pithtex.pdf.facts import inspect_pdf
 from pithtex.pdf.stamp import Options, revert_file, stamp_file
 
 from .conftest import BODY, CORPUS, SEED_PATH, URL, assert_clean_error, fixture_pdf, pdf_sources, pithtex_cli
+from .pdfkit import Writer
 
 NUMBER = PithNumber.parse(f"pith:2021:{BODY}")
 OTHER = "AAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -263,27 +264,18 @@ def test_library_errors_are_pith_errors(tmp_path: Path):
 
 def hybrid_pdf() -> bytes:
     """A classic table whose trailer has /XRefStm: Info lives in an object stream only that lists."""
-    out = bytearray(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
-    offsets = {}
-
-    def obj(num: int, body: bytes) -> None:
-        offsets[num] = len(out)
-        out.extend(b"%d 0 obj\n" % num + body + b"\nendobj\n")
-
-    obj(1, b"<< /Type /Catalog /Pages 2 0 R >>")
-    obj(2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-    obj(3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
+    w = Writer(b"%PDF-1.5\n%\xe2\xe3\xcf\xd3\n")
+    w.obj(1, b"<< /Type /Catalog /Pages 2 0 R >>")
+    w.obj(2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+    w.obj(3, b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>")
     packed = b"5 0 << /Title (Hybrid \\(test\\)) >>"
-    obj(4, b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>\nstream\n" % len(packed) + packed + b"\nendstream")
+    w.obj(4, b"<< /Type /ObjStm /N 1 /First 4 /Length %d >>\nstream\n" % len(packed) + packed + b"\nendstream")
     rows = bytes([2, 0, 4, 0])
-    obj(6, b"<< /Type /XRef /Size 7 /W [1 2 1] /Index [5 1] /Length 4 >>\nstream\n" + rows + b"\nendstream")
-    table = len(out)
-    out += b"xref\n0 7\n0000000000 65535 f\r\n"
-    for num in range(1, 7):
-        out += b"%010d 00000 n\r\n" % offsets[num] if num in offsets else b"0000000000 00000 f\r\n"
-    out += b"trailer\n<< /Size 7 /Root 1 0 R /Info 5 0 R /XRefStm %d >>\nstartxref\n%d\n%%%%EOF\n" % (
-        offsets[6], table)
-    return bytes(out)
+    w.obj(6, b"<< /Type /XRef /Size 7 /W [1 2 1] /Index [5 1] /Length 4 >>\nstream\n" + rows + b"\nendstream")
+    entries = {num: (w.offsets[num], 0, b"n") if num in w.offsets else (0, 0, b"f") for num in range(1, 7)}
+    table = w.table({0: (0, 65535, b"f"), **entries},
+                    b"<< /Size 7 /Root 1 0 R /Info 5 0 R /XRefStm %d >>" % w.offsets[6], eol=b"\r\n")
+    return w.end(table)
 
 
 def test_hybrid_file_keeps_a_table_and_its_info(tmp_path: Path):

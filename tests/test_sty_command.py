@@ -68,3 +68,16 @@ def test_check_names_the_sty_command(tmp_path: Path):
                                         "YBK5PTAKOSCXY2WMLIIB7DMYH6}\n\\begin{document}x\\end{document}\n")
     proc = pithtex_cli("check", str(tmp_path), timeout=300)
     assert proc.returncode == 1 and "pith-sty-missing" in proc.stdout and "pithtex sty" in proc.stdout
+
+
+def test_every_public_expl3_function_is_documented():
+    """pith.sty's public expl3 functions (\\pith_..., not \\__pith_...) are its interface for class
+    authors: each one it defines has a row in docs/latex.md's table, and the table names no other."""
+    import re
+
+    defined = set(re.findall(r"\\cs_(?:new|gset|set)[a-z_]*:N[npxe]*\s*(\\pith_[A-Za-z_]+:[A-Za-z]*)", text()))
+    doc = (ROOT / "docs" / "latex.md").read_text(encoding="utf-8")
+    section = doc.split("## The expl3 interface", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `(\\pith_[A-Za-z_]+:[A-Za-z]*)", section, flags=re.M))
+    assert {"\\pith_number_set:n", "\\pith_badge:"} <= defined
+    assert defined == documented, (defined, documented)

@@ -41,21 +41,6 @@ exit codes: 0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be 
 """
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
-    parser = argparse.ArgumentParser(
-        prog="pithtex",
-        description="Pith Numbers for papers: compute, verify, put them into LaTeX and PDFs, make badges.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only else COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
-    return parser
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with usage errors as one line (and JSON with --json) and exit code 2."""
 
@@ -64,6 +49,22 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")
         sys.exit(errors.BAD_INPUT)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
+    parser = _Parser(
+        prog="pithtex",
+        description="Pith Numbers for papers: compute, verify, put them into LaTeX and PDFs, make badges.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
+    # parser_class: every subcommand reports usage errors in one line, as the root does.
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in (only,) if only else COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+    return parser
 
 
 def add_command(subparsers: Subparsers, name: str, help: str, description: str,
@@ -76,7 +77,6 @@ def add_command(subparsers: Subparsers, name: str, help: str, description: str,
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.__class__ = _Parser
     return parser
 
 
@@ -107,7 +107,6 @@ def _main(argv: list[str]) -> int:
     _terminate_cleanly()
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(first if first in COMMANDS else None)
-    parser.__class__ = _Parser
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

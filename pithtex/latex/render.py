@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import brand
+from .. import brand, number
 from ..errors import PithError
 from ..files import write_atomic
 from ..pdf.objects import format_number as _num  # path operators' decimals, as the PDF layer's
@@ -98,8 +98,39 @@ def logo_picture() -> str:
     return "".join(parts)
 
 
+# The number reader's fields (pithtex/number.py's REASONS) as pith.sty's variables hold them.
+_TEX_FIELDS = {"year": "\\l__pith_year_str", "char": "\\l__pith_char_str", "hint": "\\l__pith_hint_str",
+               "position": "\\int_use:N \\l__pith_pos_int", "length": "\\int_use:N \\l__pith_pos_int"}
+
+
+def tex_reason(text: str) -> str:
+    """A reason of pithtex/number.py as the expl3 argument of pith.sty's \\__pith_invalid:n."""
+    import string
+
+    out: list[str] = []
+    for literal, field, _spec, _conv in string.Formatter().parse(text):
+        if out and literal.startswith(" "):  # after a control word TeX skips a `~`: a real space token
+            out.append("\\c_space_tl ")
+            literal = literal[1:]
+        out.append(sty_options.expl3_text(literal))
+        if field:
+            out.append(_TEX_FIELDS[field] + " ")
+    return "".join(out)
+
+
+def _runs(alphabet: str) -> list[tuple[int, int]]:
+    """The alphabet's character codes as (first, last) runs, lowest first."""
+    runs: list[list[int]] = []
+    for code in sorted(map(ord, alphabet)):
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return [(a, b) for a, b in runs]
+
+
 def context() -> dict[str, object]:
-    """Everything the templates may use, all from `brand`."""
+    """Everything the templates may use, all from `brand` (and the number's reading rules)."""
     colour = brand.PRINT_COLOUR
     year, month, day = brand.RELEASE_DATE.split("/")
     return {
@@ -121,6 +152,9 @@ def context() -> dict[str, object]:
         "logo_unit": f"{_num(_LOGO_EX / brand.LOGO_SIZE)}ex",
         "logo_picture": logo_picture(),
         "example_body": sty_options.EXAMPLE_BODY,
+        "reading": number.READING,
+        "reading_runs": _runs(number.READING.alphabet),
+        "reasons": {key: tex_reason(text) for key, text in number.REASONS.items()},
         "options": sty_options.OPTIONS,
         "messages": sty_options.MESSAGES,
         "manual_classes": sty_options.MANUAL_CLASSES,

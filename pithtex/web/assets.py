@@ -19,7 +19,7 @@ from typing import Any
 from .. import brand
 from ..files import write_atomic
 from ..limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS
-from ..number import BASE32_ALPHABET, PithNumber
+from ..number import BASE32_ALPHABET, READING, REASONS, PithNumber
 from ..record import MAX_DEPTH, MAX_DIGITS
 from ..safetext import INVISIBLE_RANGES, QUOTES
 from . import badge
@@ -108,7 +108,9 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "version": brand.VERSION,
         "keys": key_list,
         "base_url": base_url.rstrip("/"),
-        "alphabet": BASE32_ALPHABET,
+        # how a number's text reads (its alphabet is base32's, the hash's encoding too): the
+        # rules and words `pithtex number` and pith.sty use
+        "reading": {**READING._asdict(), "reasons": REASONS},
         "label": brand.LABEL,
         "height": badgeshape.HEIGHT,
         "pad": badgeshape.PAD,

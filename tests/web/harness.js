@@ -161,12 +161,20 @@
     return out;
   }
 
+  // tests/fixtures/number-vectors.json's texts through the ES module's readNumber
+  async function numbers() {
+    const list = JSON.parse(document.getElementById("numbers").textContent);
+    const m = await import(document.getElementById("numbers").dataset.module);
+    return list.map((text) => m.readNumber(text));
+  }
+
   async function main() {
     await waitFor(() => window.customElements && customElements.get("pith-badge"), 10000);
     const waiting = badges().filter((el) => !el.hasAttribute("data-stays-checking"));
     report.settled = await settled(waiting);
     if (scenario === "live") report.live = await live();
     if (scenario === "vectors") report.vectors = await vectors();
+    if (scenario === "numbers") report.numbers = await numbers();
     // a page's own steps (a script it loads defines window.pithScenario): what they saw goes in the report
     if (typeof window.pithScenario === "function") report.scenario = await window.pithScenario();
     report.badges = Object.fromEntries(badges().map((el) => [el.id, describe(el)]));

@@ -72,6 +72,13 @@ export declare function verifyDocument(
               year?: string | null },
 ): Promise<PithBadgeResult>;
 
+/**
+ * Read a Pith Number's text (`BODY`, `pith:BODY` or `pith:YYYY:BODY`, any case, blanks around it
+ * ignored) by the rules `pithtex number` and pith.sty use: the body and the year the long form
+ * names, or the reason it is not a number, in the same words.
+ */
+export declare function readNumber(text: string): { body: string; year: number | null } | { reason: string };
+
 export declare const STATES: readonly PithBadgeState[];
 export declare const VERSION: string;
 

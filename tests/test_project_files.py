@@ -1,0 +1,39 @@
+"""The files a new maintainer reads first say what is true: the changelog names the current
+version first, the contributing guide names make targets that exist, the top level of the
+package stays in rooms."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pithtex.brand import VERSION
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_changelog_is_keep_a_changelog_with_the_current_version_first():
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, flags=re.M)
+    assert versions, "no '## [VERSION] - YYYY-MM-DD' headings"
+    released = [v for v, _ in versions if v != "Unreleased"]
+    assert released[0] == VERSION
+    assert all(date for v, date in versions if v != "Unreleased")
+    sections = set(re.findall(r"^### (\w+)$", text, flags=re.M))
+    assert sections <= {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+
+
+def test_contributing_names_only_make_targets_that_exist():
+    guide = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([a-z][\w-]*):", (ROOT / "Makefile").read_text(encoding="utf-8"), flags=re.M))
+    named = set(re.findall(r"`make ([a-z][\w-]*)`|^make ([a-z][\w-]*)", guide, flags=re.M))
+    named_targets = {a or b for a, b in named}
+    assert {"demo", "test", "dist", "doc", "ctan"} <= named_targets
+    assert named_targets <= targets, named_targets - targets
+
+
+def test_the_package_top_level_keeps_at_most_sixteen_modules():
+    top = sorted(p.name for p in (ROOT / "pithtex").glob("*.py"))
+    assert len(top) <= 16, top
+    for room in ("latex", "web", "arxiv", "pdf", "cli"):
+        assert (ROOT / "pithtex" / room / "__init__.py").is_file()
