@@ -46,6 +46,14 @@ def signed_by_added(key_id: str, added_by: str) -> str:
     return f"signed by {key_id}, a key {added_by} added, not the Pith registry"
 
 
+def key_id_unusable(source: str, shown: str) -> str:
+    """Why a key was refused: its id (`shown`, quoted by safetext.shown) is empty, has spaces at
+    its ends, or holds a control or format character, so it could pass for another id (such
+    as the registry's plus a zero-width space). pith-badge.js says the same."""
+    return (f"{source}: key id {shown} is empty, or holds spaces at its ends or control, format or invisible "
+            "characters; refusing to trust it")
+
+
 def key_id_clash(source: str, key_id: str) -> str:
     """Why a key offered beside the registry's was refused: it took a pinned key's id."""
     return (f"{source}: key {key_id!r} takes the id of a pinned Pith registry key; refused "

@@ -14,6 +14,10 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 MAX_XMP_PACKET = 8 * 1024 * 1024
 # A resolver's answer, read by `pithtex verify`/`badge` and by pith-badge.js alike.
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+# One network deadline, in seconds, for one whole fetch (connect, headers, body): the command
+# line's default (PITH_TIMEOUT overrides it there) and pith-badge.js's, rendered in, so a slow
+# server cannot make the page say "unchecked" where `pithtex verify` says "verified".
+NETWORK_SECONDS = 20.0
 
 
 def usable_seconds(value: float, shown: str, *, zero: bool = False) -> float:

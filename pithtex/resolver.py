@@ -36,11 +36,11 @@ from . import brand, net
 from .arxiv.ids import ArxivId
 from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
 from .files import read_input, stale_temporaries, write_atomic
-from .limits import MAX_RESPONSE_BYTES, env_seconds
+from .limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS, env_seconds
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
 
-TIMEOUT = 20.0  # seconds for one whole fetch; PITH_TIMEOUT overrides
+TIMEOUT = NETWORK_SECONDS  # seconds for one whole fetch (the element's too); PITH_TIMEOUT overrides
 MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must stay a deadline)
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next

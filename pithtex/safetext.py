@@ -19,18 +19,24 @@ from .value import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-# C0 (tab and newline stay), DEL, C1 (U+009B is CSI on many terminals), and every format
-# character and line/paragraph separator of Unicode (categories Cf, Zl, Zp, as of Unicode 15):
-# the bidi embeddings, overrides and isolates (the "Trojan Source" characters), zero-width
-# spaces and joiners, the soft hyphen, word joiners, the BOM, interlinear annotations and tag
-# characters, which a title or key id can hide behind, or look like another with. Compiled on
-# first use: every command prints through `visible`, but start-up time counts in every stamp.
-_TERMINAL_CONTROLS = ("[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-                      "\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-                      "\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-                      "\U000e0001\U000e0020-\U000e007f\ud800-\udfff]")
+# What no untrusted string may show as itself, on a terminal or in pith-badge.js's accessible
+# name, tooltip and panel (the script has this table rendered in: one rule for both): C0 (tab
+# and newline stay), DEL, C1 (U+009B is CSI on many terminals), every format character
+# (Unicode's Cf: the soft hyphen, zero-width spaces and joiners, the bidi embeddings,
+# overrides and isolates of "Trojan Source", the BOM, tag characters), and the line and
+# paragraph separators. A literal table (code point ranges, inclusive), not a unicodedata scan
+# at import: start-up time counts in every stamp; tests/test_text_hygiene.py holds it to
+# Unicode's categories Cc, Cf, Zl and Zp (as of Unicode 15). Compiled on first use.
+INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x0000, 0x0008), (0x000B, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C),
+    (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F),
+    (0x2028, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F), (0xD800, 0xDFFF),  # and lone surrogates, which no UTF-8 text holds
+)
+_TERMINAL_CONTROLS = "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in INVISIBLE_RANGES) + "]"
 # Quote marks a quoted title may not hold unescaped (it would seem to end the quote early).
-_QUOTES = "\"\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d\uff02"
+QUOTES = "\"\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d\uff02"
 _NOT_XML = "[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]"
 _compiled: dict[str, re.Pattern[str]] = {}
 
@@ -42,7 +48,7 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 
 def visible(text: str) -> str:
-    """`text` with every control and format character spelled out as \\uXXXX."""
+    """`text` with every control and format character (INVISIBLE_RANGES) spelled out as \\uXXXX."""
     if text.isascii() and text.isprintable():  # the usual line: nothing to look for
         return text
     return _pattern(_TERMINAL_CONTROLS).sub(_escape, text)
@@ -67,7 +73,12 @@ def shown(text: str, quote: bool = False) -> str:
     text = visible(" ".join(text.split()))
     if not quote:
         return text
-    return "\u201c" + "".join(f"\\u{ord(c):04x}" if c in _QUOTES else c for c in text) + "\u201d"
+    return "\u201c" + "".join(f"\\u{ord(c):04x}" if c in QUOTES else c for c in text) + "\u201d"
+
+
+def invisible_in(text: str) -> bool:
+    """Whether `text` holds a character of INVISIBLE_RANGES (a key id that does may pass for another)."""
+    return visible(text) != text
 
 
 def line(text: str) -> str:

@@ -126,8 +126,7 @@ def _key_from_entry(entry: Any, source: str) -> PublicKey:
     if not key_id.isprintable() or key_id != key_id.strip() or not key_id:
         # a zero-width space or a bidi control would let `pith-v1-2026-05` + U+200B pass for
         # the registry's key id on a page or a terminal: such an id names no key of ours
-        raise KeyFileError(f"{source}: key id {safetext.shown(key_id, quote=True)} is empty, or holds spaces at "
-                           "its ends or control, format or invisible characters; refusing to trust it")
+        raise KeyFileError(brand.key_id_unusable(source, safetext.shown(key_id, quote=True)))
     algorithm = str(entry.get("algorithm", ALGORITHM)).lower()
     if algorithm != ALGORITHM:
         raise KeyFileError(f"{source}: key {key_id!r} is {algorithm}; only ed25519 is supported")

@@ -46,6 +46,7 @@ class PageServer:
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, Route] = {}
+        self.hits: dict[str, int] = {}  # GET requests per path, answered or not
         self.reports: dict[str, Any] = {}
         self._events: dict[str, threading.Event] = {}
         self._closing = threading.Event()
@@ -64,6 +65,18 @@ class PageServer:
                        **(headers or {})}
         self.routes[path] = Route(data, status, all_headers, delay, length)
         return path
+
+    def folder(self, prefix: str, folder: Path, headers: dict[str, str] | None = None) -> None:
+        """Serve a built site: each file of `folder` under `prefix`, a folder's index.html at its `/`."""
+        import mimetypes
+
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            path = prefix.rstrip("/") + "/" + file.relative_to(folder).as_posix()
+            kind = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+            kind += "; charset=utf-8" if kind.startswith("text/") or kind.endswith(("javascript", "json")) else ""
+            self.route(path, file.read_bytes(), kind, headers=headers)
+            if file.name == "index.html":
+                self.route(path[: -len("index.html")], file.read_bytes(), kind, headers=headers)
 
     def json(self, path: str, document: Any, **kw: Any) -> str:
         return self.route(path, json.dumps(document), "application/json", **kw)
@@ -104,8 +117,9 @@ class PageServer:
             def do_GET(self) -> None:
                 path = self.path.split("?")[0]
                 if path.startswith("/hold/"):
-                    kit.event(path[6:]).wait(30)
+                    kit.event(path[6:]).wait(100)
                     return self._send(200, GIF, {"Content-Type": "image/gif"})
+                kit.hits[path] = kit.hits.get(path, 0) + 1
                 route = kit.routes.get(self.path) or kit.routes.get(path)
                 if route is None:
                     return self._send(404, b"not found", {"Content-Type": "text/plain"})
@@ -197,12 +211,13 @@ def page_server(tls: ssl.SSLContext | None = None) -> Iterator[PageServer]:
 
 def page(server: PageServer, path: str, body_html: str, *, scenario: str = "states", head: str = "",
          script: str = "/pith-badge.js", module: bool = False, headers: dict[str, str] | None = None,
-         axe: bool = False) -> tuple[str, str]:
+         axe: bool = False, settle_ms: int | None = None) -> tuple[str, str]:
     """Serve a test page (the harness, then the element's script); return (url, token)."""
     token = secrets.token_hex(8)
     kind = ' type="module"' if module else " defer"
     axe_tag = '<script src="/axe.min.js" defer></script>' if axe else ""
-    html = (f'<!doctype html><html lang="en" data-token="{token}" data-scenario="{scenario}"><head>'
+    settle = f' data-settle-ms="{settle_ms}"' if settle_ms else ""
+    html = (f'<!doctype html><html lang="en" data-token="{token}" data-scenario="{scenario}"{settle}><head>'
             f'<meta charset="utf-8"><title>pith-badge test: {scenario}</title>{head}'
             f'<script src="/harness.js" defer></script>{axe_tag}<script src="{script}"{kind}></script></head>'
             f'<body><main>{body_html}<img src="/hold/{token}" alt="" width="1" height="1"></main></body></html>')

@@ -39,12 +39,36 @@ def _runtime_requirements() -> set[str]:
     return names
 
 
+# Subpackages only an extra's users import (`extensions = ["pithtex.sphinx"]` runs inside Sphinx):
+# their third-party imports are that extra's, not `pip install pithtex`'s.
+EXTRA_PACKAGES = {"pithtex/sphinx/": "sphinx"}
+
+
+def _third_party(imported: dict[str, set[str]], inside: bool, folder: str) -> set[str]:
+    return {name for name, files in imported.items() if name not in sys.stdlib_module_names and name != "pithtex"
+            and any(f.startswith(folder) == inside for f in files)}
+
+
+def _extra_requirements(extra: str) -> set[str]:
+    return {re.match(r"[A-Za-z0-9_.-]+", req).group(0).lower() for req in metadata.requires("pithtex") or []
+            if re.search(rf"extra == ['\"]{extra}['\"]", req)}
+
+
 def test_every_runtime_dependency_is_imported_and_every_third_party_import_declared():
     imported = _imported_top_levels()
-    third_party = {name for name in imported if name not in sys.stdlib_module_names and name != "pithtex"}
+    third_party = {name for name in imported if name not in sys.stdlib_module_names and name != "pithtex"
+                   and not all(f.startswith(tuple(EXTRA_PACKAGES)) for f in imported[name])}
     declared = {IMPORT_NAME.get(dist, dist) for dist in _runtime_requirements()}
     assert declared == third_party, {"declared, never imported": declared - third_party,
                                      "imported, not declared": third_party - declared}
+
+
+def test_an_extra_s_subpackage_imports_what_the_extra_declares():
+    imported = _imported_top_levels()
+    for folder, extra in EXTRA_PACKAGES.items():
+        declared = {IMPORT_NAME.get(dist, dist) for dist in _extra_requirements(extra)} | _runtime_requirements()
+        assert _third_party(imported, True, folder) - declared == set(), (folder, extra)
+        assert _extra_requirements(extra) <= _third_party(imported, True, folder), (folder, extra)
 
 
 def test_pypdf_is_imported_only_by_the_page_text_reader():

@@ -79,6 +79,9 @@ def vectors() -> list[dict[str, Any]]:
     add("no-receipt", "unchecked", "nothing signed it", text({k: x for k, x in plain.items() if k != "receipt"}))
     other = full(canonical(), key_id="a-key-nobody-pins")
     add("unknown-key", "unchecked", "signed by a key no reader trusts", text(other))
+    look_alike = full(canonical(), key_id="pith-v1-2026-05\u200b")
+    add("key-id-look-alike", "unchecked", "signed under the registry's key id plus a zero-width space, which no "
+        "reader pins (nor lets a page or --keys add)", text(look_alike))
 
     # numbers: integers only, as written; 5.0 and 1e0 are not integers whatever their value
     five = canonical()

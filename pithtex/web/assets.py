@@ -18,9 +18,10 @@ from typing import Any
 
 from .. import brand
 from ..files import write_atomic
-from ..limits import MAX_RESPONSE_BYTES
+from ..limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS
 from ..number import BASE32_ALPHABET, READING, REASONS, PithNumber
 from ..record import MAX_DEPTH, MAX_DIGITS
+from ..safetext import INVISIBLE_RANGES, QUOTES
 from . import badge
 from . import shape as badgeshape
 from .metrics import text_width
@@ -118,12 +119,15 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "shapes": {state: badgeshape.to_json(_shape(state)) for state in (*states, PAGE_KEY)},
         "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": PAGE_KEY_BG[name]}}
                    for name, t in brand.THEMES.items()},
-        "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS, "bytes": MAX_RESPONSE_BYTES},
+        "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS, "bytes": MAX_RESPONSE_BYTES, "seconds": NETWORK_SECONDS},
+        "invisible": INVISIBLE_RANGES,
+        "quotes": QUOTES,
         "insecure": INSECURE,
         # whose key signed, and a refused key id clash: pithtex.brand's words, as the command line says them
         "words": {"registry": brand.signed_by_registry("{key}"),
                   "added": brand.signed_by_added("{key}", brand.ADDED_BY_PAGE),
-                  "clash": brand.key_id_clash("{source}", "{key}")},
+                  "clash": brand.key_id_clash("{source}", "{key}"),
+                  "unusable": brand.key_id_unusable("{source}", "{key}")},
         "css": _css(),
     }
 
@@ -187,7 +191,7 @@ def package_files() -> dict[Path, str]:
               "cdn_module": cdn_url(), "cdn_script": cdn_url(SCRIPT_NAME),
               "integrity_module": integrity(render_script(module=True)),
               "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL, "insecure": INSECURE,
-              "states": tuple(brand.STATES)}
+              "states": tuple(brand.STATES), "seconds": f"{NETWORK_SECONDS:g}"}
     package = {
         "name": NPM_NAME,
         "version": brand.VERSION,

@@ -80,6 +80,11 @@ def paper_of(text: str, line: int, title: str | None = None) -> Wanted:
                             "(10.48550/arXiv.…) or a Pith Number") from None
 
 
+def is_bib(name: str, text: str) -> bool:
+    """Whether a list file is BibTeX: named .bib, or its text starts with an entry."""
+    return name.lower().endswith(".bib") or text.lstrip().startswith("@")
+
+
 def read_list(text: str, name: str, bib: bool) -> tuple[list[Wanted], int]:
     """The papers `text` names, in order, once each, and how many BibTeX entries named none.
     Raises InputError naming the file and line of anything unreadable, or for an empty list."""

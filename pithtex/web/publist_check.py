@@ -15,7 +15,7 @@ from typing import Any
 from .. import brand, errors
 from ..errors import InputError, PithError
 from .badge import state_of_report
-from .publist import Checked, Wanted, read_list
+from .publist import Checked, Wanted, is_bib, read_list
 
 JOBS = 6  # papers checked at once
 MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
@@ -35,8 +35,7 @@ def load_list(path: Path) -> tuple[list[Wanted], int]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
-    bib = path.suffix.lower() == ".bib" or text.lstrip().startswith("@")
-    return read_list(text, str(path), bib)
+    return read_list(text, str(path), is_bib(path.name, text))
 
 
 def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) -> Checked:

@@ -15,7 +15,8 @@
   const sentinels = () => Object.fromEntries(Array.from(document.querySelectorAll("[data-sentinel]"), (el) => [el.dataset.sentinel, rect(el)]));
   const before = { sentinels: sentinels(), defined: !!(window.customElements && customElements.get("pith-badge")) };
 
-  async function settled(els, ms = 15000) {
+  // a page whose records answer late (a server at the edge of the deadline) says how long to wait
+  async function settled(els, ms = Number(document.documentElement.dataset.settleMs) || 15000) {
     const end = Date.now() + ms;
     while (Date.now() < end) {
       if (els.every((el) => el.dataset.state && el.dataset.state !== "checking")) return true;
@@ -174,6 +175,8 @@
     if (scenario === "live") report.live = await live();
     if (scenario === "vectors") report.vectors = await vectors();
     if (scenario === "numbers") report.numbers = await numbers();
+    // a page's own steps (a script it loads defines window.pithScenario): what they saw goes in the report
+    if (typeof window.pithScenario === "function") report.scenario = await window.pithScenario();
     report.badges = Object.fromEntries(badges().map((el) => [el.id, describe(el)]));
     report.before = before;
     // the light DOM (each snippet's fallback badge): ids unique in the document, and every

@@ -17,19 +17,38 @@
 (() => {
 
 "use strict";
-const C = {"base_url":"https://pith.science","charFallback":11.0,"chars":{"2":7.0,"3":7.0,"4":7.0,"5":7.0,"6":7.0,"7":7.0,"?":5.84,"A":7.53,"B":7.55,"C":7.68,"D":8.47,"E":6.95,"F":6.33,"G":8.52,"H":8.27,"I":3.24,"J":3.24,"K":7.21,"L":6.13,"M":9.49,"N":8.23,"O":8.66,"P":6.63,"Q":8.66,"R":7.64,"S":6.98,"T":6.72,"U":8.05,"V":7.53,"W":10.88,"X":7.54,"Y":6.72,"Z":7.54,"a":6.74,"i":3.06,"r":4.52,"v":6.51},"css":":host{all:initial;display:inline-block;position:relative;vertical-align:baseline}.badge{display:block;margin:0;padding:0;border:0;background:none;cursor:pointer;line-height:0;border-radius:3px}.badge:focus-visible{outline:2px solid #1f6feb;outline-offset:2px}.badge svg{display:block}.panel{position:absolute;top:calc(100% + 4px);left:0;z-index:10;box-sizing:border-box;width:max-content;min-width:min(22em,90vw);max-width:min(30em,90vw);padding:.5em .75em;border:1px solid;border-radius:6px;font:13px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;text-align:left;white-space:normal;overflow-wrap:anywhere;box-shadow:0 4px 12px rgba(0,0,0,.2)}.panel[hidden]{display:none}.panel.end{left:auto;right:0}.panel[popover]{position:fixed;inset:auto;margin:0;top:0;left:0;overflow:visible}.panel p,.panel ul{margin:.25em 0}.panel ul{padding-left:1.1em}.state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}.note{font-size:12px}.panel[data-theme=\"light\"]{background:#ffffff;color:#1f2328;border-color:#d0d7de}.panel[data-theme=\"light\"] a{color:#0b5cad}.panel[data-theme=\"light\"] .state.verified{background:#2e7d32;color:#ffffff}.panel[data-theme=\"light\"] .state.invalid{background:#c62828;color:#ffffff}.panel[data-theme=\"light\"] .state.unchecked{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.checking{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.pagekey{background:#6f42c1;color:#ffffff}.panel[data-theme=\"dark\"]{background:#161b22;color:#e6edf3;border-color:#30363d}.panel[data-theme=\"dark\"] a{color:#79c0ff}.panel[data-theme=\"dark\"] .state.verified{background:#3fb950;color:#0d1117}.panel[data-theme=\"dark\"] .state.invalid{background:#f85149;color:#0d1117}.panel[data-theme=\"dark\"] .state.unchecked{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.checking{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.pagekey{background:#bc8cff;color:#0d1117}","height":20,"insecure":"this page is not a secure context (served over https, or from localhost), so the browser offers no WebCrypto to check the record with","keys":[{"fingerprint":"8d4b5ee74e4693bcd1df2446408b0d54","key_id":"pith-v1-2026-05","raw":"stVStoiQhXFxp4s2pdzPNoqVNBMojDU/fJ2db5S3CbM="}],"label":"pith","limits":{"bytes":4194304,"depth":100,"digits":4300},"pad":5,"reading":{"alias_lengths":[8,12,16],"alphabet":"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567","blanks":" \t\n\r\f\u000b","body_length":26,"never":"0189","padding":"=","prefix":"PITH","reasons":{"after-prefix":"nothing follows 'pith:'","after-year":"nothing follows the year","alias":"{length} characters is only a look-up alias; a Pith Number has 26","character":"character '{char}' at position {position} is not base32 (A-Z, 2-7){hint}","empty":"it is empty","hint":" (0, 1, 8 and 9 never occur)","length":"it has {length} characters; a Pith Number has 26 (look-up aliases have 8, 12 or 16)","padding":"'=' padding is not part of a Pith Number (26 characters, no padding)","parts":"too many ':' parts (the form is pith:YYYY:BODY)","year":"the year '{year}' must be exactly four digits (pith:YYYY:BODY)"},"year_digits":4},"shapes":{"checking":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@checkingBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[492,0.0],"transform":"scale(.1)","x":[840,10],"y":150},"checking"],["text",{"fill":"@messageFg","textLength":[492,0.0],"transform":"scale(.1)","x":[840,10],"y":140},"checking"]]]],"width":[120,1]},"invalid":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@invalidBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[54.0,1]," 6.5","L",[60.0,1]," 12.5","M",[60.0,1]," 6.5","L",[54.0,1]," 12.5"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[364,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"invalid"],["text",{"fill":"@messageFg","textLength":[364,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"invalid"]]]],"width":[120,1]},"pagekey":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@pagekeyBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[506,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"page key"],["text",{"fill":"@messageFg","textLength":[506,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"page key"]]]],"width":[120,1]},"unchecked":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@uncheckedBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[599,0.0],"transform":"scale(.1)","x":[840,10],"y":150},"unchecked"],["text",{"fill":"@messageFg","textLength":[599,0.0],"transform":"scale(.1)","x":[840,10],"y":140},"unchecked"]]]],"width":[120,1]},"verified":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@verifiedBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[415,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"verified"],["text",{"fill":"@messageFg","textLength":[415,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"verified"]]]],"width":[120,1]}},"themes":{"dark":{"colours":{"checkingBg":"#8b949e","invalidBg":"#f85149","labelBg":"#3a3a3a","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#14a39c","messageFg":"#0d1117","messageFgShadow":"#ccc","pagekeyBg":"#bc8cff","uncheckedBg":"#8b949e","verifiedBg":"#3fb950"}},"light":{"colours":{"checkingBg":"#6e6e6e","invalidBg":"#c62828","labelBg":"#555555","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#0b7a75","messageFg":"#ffffff","messageFgShadow":"#010101","pagekeyBg":"#6f42c1","uncheckedBg":"#6e6e6e","verifiedBg":"#2e7d32"}}},"version":"0.1.0","words":{"added":"signed by {key}, a key this page added, not the Pith registry","clash":"{source}: key '{key}' takes the id of a pinned Pith registry key; refused (the pinned key stays the only key of that id)","registry":"signed by {key}, a pinned Pith registry key"}};
+const C = {"base_url":"https://pith.science","charFallback":11.0,"chars":{"2":7.0,"3":7.0,"4":7.0,"5":7.0,"6":7.0,"7":7.0,"?":5.84,"A":7.53,"B":7.55,"C":7.68,"D":8.47,"E":6.95,"F":6.33,"G":8.52,"H":8.27,"I":3.24,"J":3.24,"K":7.21,"L":6.13,"M":9.49,"N":8.23,"O":8.66,"P":6.63,"Q":8.66,"R":7.64,"S":6.98,"T":6.72,"U":8.05,"V":7.53,"W":10.88,"X":7.54,"Y":6.72,"Z":7.54,"a":6.74,"i":3.06,"r":4.52,"v":6.51},"css":":host{all:initial;display:inline-block;position:relative;vertical-align:baseline}.badge{display:block;margin:0;padding:0;border:0;background:none;cursor:pointer;line-height:0;border-radius:3px}.badge:focus-visible{outline:2px solid #1f6feb;outline-offset:2px}.badge svg{display:block}.panel{position:absolute;top:calc(100% + 4px);left:0;z-index:10;box-sizing:border-box;width:max-content;min-width:min(22em,90vw);max-width:min(30em,90vw);padding:.5em .75em;border:1px solid;border-radius:6px;font:13px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;text-align:left;white-space:normal;overflow-wrap:anywhere;box-shadow:0 4px 12px rgba(0,0,0,.2)}.panel[hidden]{display:none}.panel.end{left:auto;right:0}.panel[popover]{position:fixed;inset:auto;margin:0;top:0;left:0;overflow:visible}.panel p,.panel ul{margin:.25em 0}.panel ul{padding-left:1.1em}.state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}.note{font-size:12px}.panel[data-theme=\"light\"]{background:#ffffff;color:#1f2328;border-color:#d0d7de}.panel[data-theme=\"light\"] a{color:#0b5cad}.panel[data-theme=\"light\"] .state.verified{background:#2e7d32;color:#ffffff}.panel[data-theme=\"light\"] .state.invalid{background:#c62828;color:#ffffff}.panel[data-theme=\"light\"] .state.unchecked{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.checking{background:#6e6e6e;color:#ffffff}.panel[data-theme=\"light\"] .state.pagekey{background:#6f42c1;color:#ffffff}.panel[data-theme=\"dark\"]{background:#161b22;color:#e6edf3;border-color:#30363d}.panel[data-theme=\"dark\"] a{color:#79c0ff}.panel[data-theme=\"dark\"] .state.verified{background:#3fb950;color:#0d1117}.panel[data-theme=\"dark\"] .state.invalid{background:#f85149;color:#0d1117}.panel[data-theme=\"dark\"] .state.unchecked{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.checking{background:#8b949e;color:#0d1117}.panel[data-theme=\"dark\"] .state.pagekey{background:#bc8cff;color:#0d1117}","height":20,"insecure":"this page is not a secure context (served over https, or from localhost), so the browser offers no WebCrypto to check the record with","invisible":[[0,8],[11,31],[127,159],[173,173],[1536,1541],[1564,1564],[1757,1757],[1807,1807],[2192,2193],[2274,2274],[6158,6158],[8203,8207],[8232,8238],[8288,8292],[8294,8303],[65279,65279],[65529,65531],[69821,69821],[69837,69837],[78896,78911],[113824,113827],[119155,119162],[917505,917505],[917536,917631],[55296,57343]],"keys":[{"fingerprint":"8d4b5ee74e4693bcd1df2446408b0d54","key_id":"pith-v1-2026-05","raw":"stVStoiQhXFxp4s2pdzPNoqVNBMojDU/fJ2db5S3CbM="}],"label":"pith","limits":{"bytes":4194304,"depth":100,"digits":4300,"seconds":20.0},"pad":5,"quotes":"\"\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d\uff02","reading":{"alias_lengths":[8,12,16],"alphabet":"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567","blanks":" \t\n\r\f\u000b","body_length":26,"never":"0189","padding":"=","prefix":"PITH","reasons":{"after-prefix":"nothing follows 'pith:'","after-year":"nothing follows the year","alias":"{length} characters is only a look-up alias; a Pith Number has 26","character":"character '{char}' at position {position} is not base32 (A-Z, 2-7){hint}","empty":"it is empty","hint":" (0, 1, 8 and 9 never occur)","length":"it has {length} characters; a Pith Number has 26 (look-up aliases have 8, 12 or 16)","padding":"'=' padding is not part of a Pith Number (26 characters, no padding)","parts":"too many ':' parts (the form is pith:YYYY:BODY)","year":"the year '{year}' must be exactly four digits (pith:YYYY:BODY)"},"year_digits":4},"shapes":{"checking":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@checkingBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[492,0.0],"transform":"scale(.1)","x":[840,10],"y":150},"checking"],["text",{"fill":"@messageFg","textLength":[492,0.0],"transform":"scale(.1)","x":[840,10],"y":140},"checking"]]]],"width":[120,1]},"invalid":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@invalidBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[54.0,1]," 6.5","L",[60.0,1]," 12.5","M",[60.0,1]," 6.5","L",[54.0,1]," 12.5"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[364,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"invalid"],["text",{"fill":"@messageFg","textLength":[364,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"invalid"]]]],"width":[120,1]},"pagekey":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@pagekeyBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[506,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"page key"],["text",{"fill":"@messageFg","textLength":[506,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"page key"]]]],"width":[120,1]},"unchecked":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@uncheckedBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[599,0.0],"transform":"scale(.1)","x":[840,10],"y":150},"unchecked"],["text",{"fill":"@messageFg","textLength":[599,0.0],"transform":"scale(.1)","x":[840,10],"y":140},"unchecked"]]]],"width":[120,1]},"verified":{"nodes":[["linearGradient",{"id":"s{uid}","x2":"0","y2":"100%"},[["stop",{"offset":"0","stop-color":"#bbb","stop-opacity":".1"},[]],["stop",{"offset":"1","stop-opacity":".1"},[]]]],["clipPath",{"id":"r{uid}"},[["rect",{"fill":"#fff","height":20,"rx":"3","width":[120,1]},[]]]],["g",{"clip-path":"url(#r{uid})"},[["rect",{"fill":"@labelBg","height":20,"width":48},[]],["rect",{"fill":"@messageBg","height":20,"width":[0,1],"x":48},[]],["rect",{"fill":"@verifiedBg","height":20,"width":72,"x":[48,1]},[]],["rect",{"fill":"url(#s{uid})","height":20,"width":[120,1]},[]]]],["circle",{"cx":"12","cy":"10","fill":"none","r":"5.69","stroke":"@labelFg","stroke-width":"1.75"},[]],["circle",{"cx":"12","cy":"10","fill":"@labelFg","r":"2.27"},[]],["path",{"d":{"join":["M",[53.0,1]," 10.2","L",[55.6,1]," 13","L",[61.0,1]," 7"]},"fill":"none","stroke":"@messageFg","stroke-linecap":"round","stroke-linejoin":"round","stroke-width":"1.8"},[]],["g",{"font-family":"DejaVu Sans,Verdana,Geneva,sans-serif","font-size":"110","text-anchor":"middle","text-rendering":"geometricPrecision"},[["text",{"aria-hidden":"true","fill":"@labelFgShadow","fill-opacity":".3","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":150},"pith"],["text",{"fill":"@labelFg","textLength":[213,0.0],"transform":"scale(.1)","x":[325,0.0],"y":140},"pith"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":150},"{message}"],["text",{"fill":"@messageFg","textLength":[-100,10],"transform":"scale(.1)","x":[480,5],"y":140},"{message}"],["text",{"aria-hidden":"true","fill":"@messageFgShadow","fill-opacity":".3","textLength":[415,0.0],"transform":"scale(.1)","x":[895,10],"y":150},"verified"],["text",{"fill":"@messageFg","textLength":[415,0.0],"transform":"scale(.1)","x":[895,10],"y":140},"verified"]]]],"width":[120,1]}},"themes":{"dark":{"colours":{"checkingBg":"#8b949e","invalidBg":"#f85149","labelBg":"#3a3a3a","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#14a39c","messageFg":"#0d1117","messageFgShadow":"#ccc","pagekeyBg":"#bc8cff","uncheckedBg":"#8b949e","verifiedBg":"#3fb950"}},"light":{"colours":{"checkingBg":"#6e6e6e","invalidBg":"#c62828","labelBg":"#555555","labelFg":"#ffffff","labelFgShadow":"#010101","messageBg":"#0b7a75","messageFg":"#ffffff","messageFgShadow":"#010101","pagekeyBg":"#6f42c1","uncheckedBg":"#6e6e6e","verifiedBg":"#2e7d32"}}},"version":"0.1.0","words":{"added":"signed by {key}, a key this page added, not the Pith registry","clash":"{source}: key '{key}' takes the id of a pinned Pith registry key; refused (the pinned key stays the only key of that id)","registry":"signed by {key}, a pinned Pith registry key","unusable":"{source}: key id {key} is empty, or holds spaces at its ends or control, format or invisible characters; refusing to trust it"}};
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_BYTES = C.limits.bytes;  // a resolver's answer, as pithtex/limits.py says
-const TIMEOUT_MS = 10000;
+// One deadline for one whole fetch (headers and body), the command line's default too
+// (pithtex/limits.py NETWORK_SECONDS); it runs per record URL, never per badge.
+const DEADLINE_MS = C.limits.seconds * 1000;
 const CAP = { title: 200, short: 80, line: 300, tooltip: 320, arxiv: 40, id: 64, url: 120 };
 const ATTRIBUTES = ["number", "src", "theme", "size", "arxiv", "keys", "base-url"];
 
-// -- strings: every one shown is capped (by code points, so no half surrogate pairs) --
-// Bidi embeddings, overrides and isolates (as pithtex/safetext.py): a record's title must not
-// reorder the words shown after it, such as "(not covered by the signature)".
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// -- strings: every one shown is cleaned, then capped (by code points, so no half surrogate pairs) --
+// Control and format characters (pithtex/safetext.py's INVISIBLE_RANGES, rendered in: the
+// command line's rule) are spelled out as \uXXXX: a zero-width space, soft hyphen, BEL or NUL
+// from a signed title never reaches the accessible name, the tooltip or the panel, and a bidi
+// override cannot reorder the words shown after it, such as "(not covered by the signature)".
+const INVISIBLE = new RegExp(`[${C.invisible.map(([a, b]) => `\\u{${a.toString(16)}}-\\u{${b.toString(16)}}`).join("")}]`, "gu");
+// \uXXXX, beyond the BMP as its UTF-16 surrogate pair (safetext's escape, JSON's only form)
+const unit = (u) => `\\u${u.toString(16).padStart(4, "0")}`;
+const escaped = (code) => code <= 0xffff ? unit(code) : unit(0xd800 + ((code - 0x10000) >> 10)) + unit(0xdc00 + ((code - 0x10000) & 0x3ff));
+const visible = (s) => s.replace(INVISIBLE, (c) => escaped(c.codePointAt(0)));
+// Python's str.split() white space, so a title's runs collapse as safetext.shown collapses them
+const SPACES = /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+const QUOTES = new Set(C.quotes);
+/** safetext.shown: one line, hidden characters spelled out; `quote`d, its own quote marks too. */
+function shownText(s, quote = false) {
+  const text = visible(String(s).split(SPACES).filter(Boolean).join(" "));
+  return quote ? `“${Array.from(text, (c) => (QUOTES.has(c) ? escaped(c.codePointAt(0)) : c)).join("")}”` : text;
+}
+// A key id as safetext refuses one (Python's str.isprintable and strip): none, spaces at its
+// ends, or a control, format, separator or unassigned character; such an id could pass for another.
+const unusableId = (id) => !id || id !== id.trim() || /[\p{C}\p{Zl}\p{Zp}]|[^\P{Zs} ]/u.test(id);
 const cap = (value, n) => {
-  const chars = Array.from(String(value ?? "").replace(BIDI, "\ufffd"));
+  const chars = Array.from(visible(String(value ?? "")));
   return chars.length > n ? chars.slice(0, n - 1).join("") + "…" : chars.join("");
 };
 
@@ -304,6 +323,8 @@ async function keyRing(sources = []) {
     for (const e of keyEntries(doc)) {
       const id = isObject(e) ? e.key_id ?? e.id : null;
       if (typeof id !== "string" || !id) throw new Undecidable(`a key in ${where} has no key_id`);
+      // `pith-v1-2026-05` and a zero-width space would look like the registry's own key
+      if (unusableId(id)) throw new Undecidable(words(C.words.unusable, { source: where, key: cap(shownText(id, true), CAP.id) }));
       const raw = fromHex(e.public_key_hex) ?? fromBase64(e.public_key_b64 ?? e.raw);
       if (!raw || raw.length !== 32) throw new Undecidable(`key ${cap(id, CAP.id)} in ${where} is not a 32-byte Ed25519 key`);
       const fp = hex((await sha256(raw)).slice(0, 16));
@@ -370,21 +391,41 @@ function mixedContent(url) {
   catch { return false; }
 }
 const mixedMessage = (url) => `mixed content: this https page may not fetch the http:// record ${cap(url, CAP.url)} (browsers block it); serve the record over https`;
-async function fetchJson(url, signal) {
-  let response, bytes;
+async function fetchBytes(url) {
   if (mixedContent(url) && !LOOPBACK.test(new URL(url, document.baseURI).hostname)) throw new Undecidable(mixedMessage(url));
+  const control = new AbortController();
+  const timer = setTimeout(() => control.abort(), DEADLINE_MS);
   try {
-    response = await fetch(url, { signal, credentials: "omit" });
+    const response = await fetch(url, { signal: control.signal, credentials: "omit" });
     if (!response.ok) throw new Undecidable(`the server answered HTTP ${response.status}`);
-    bytes = await readCapped(response);
+    return await readCapped(response);
   } catch (e) {
     if (e instanceof Undecidable) throw e;
-    if (e && e.name === "AbortError") throw e;
+    // only this fetch's own deadline aborts it: the server did not finish answering in time
+    if (control.signal.aborted) throw new Undecidable(`${cap(url, CAP.url)} did not answer within ${C.limits.seconds} s`);
     if (mixedContent(url)) throw new Undecidable(mixedMessage(url));
     // fetch gives no reason for its TypeError: refused, unreachable or not allowed by CORS
     throw new Undecidable(`could not fetch ${cap(url, CAP.url)} (unreachable, or no CORS header)`);
+  } finally {
+    clearTimeout(timer);
   }
-  return parseJson(decodeUtf8(bytes));
+}
+
+// One request, one read and one parse per URL for the whole page: thirty badges of one record
+// share them (and its hash, below), and no badge's own clock races the others'. An answer that
+// failed is forgotten, so the next badge (or a changed attribute) asks again.
+const answers = new Map();  // absolute URL -> Promise of the parsed document
+const shared = new WeakSet();  // documents read here: never handed out, so their hash may be kept
+function fetchJson(url) {
+  let key;
+  try { key = new URL(url, document.baseURI).href; } catch { throw new Undecidable(`${cap(url, CAP.url)} is not a URL`); }
+  let answer = answers.get(key);
+  if (!answer) {
+    answer = fetchBytes(url).then((bytes) => { const doc = parseJson(decodeUtf8(bytes)); if (isObject(doc)) shared.add(doc); return doc; });
+    answers.set(key, answer);
+    answer.catch(() => answers.delete(key));
+  }
+  return answer;
 }
 
 // -- verification: mirrors pithtex.verify.verify_document; the result says what was checked --
@@ -435,13 +476,26 @@ async function titleLine(doc, record) {
   if (title == null) return null;
   const stated = record.metadata.title_canon_sha256;
   const matches = typeof stated === "string" && stated.toLowerCase() === await titleSha256(title);
-  return { text: cap(title, CAP.title), short: cap(title.replace(/\s+/g, " ").trim(), CAP.short), matches };
+  return { text: cap(title, CAP.title), short: cap(shownText(title), CAP.short), matches };
 }
 const arxivOf = (source) => source.kind === "arxiv" && source.id != null
   ? cap(`${source.id}${source.version != null ? `v${source.version}` : ""}`, CAP.arxiv) : null;
 
 /** A record document from its text or bytes, read by the shared rules (Refused if it breaks one). */
 const readDocument = (input) => parseJson(typeof input === "string" ? input : decodeUtf8(input));
+
+// The canonical record's hash, computed once per shared document (a 4 MB record, 30 badges).
+const hashes = new WeakMap();
+function hashOf(doc, record) {
+  const known = shared.has(doc) && hashes.get(record);
+  if (known) return known;
+  const work = (async () => {
+    const odd = nonInteger(record);
+    return { odd, digest: odd ? null : await sha256(new TextEncoder().encode(canon(record))) };
+  })();
+  if (shared.has(doc)) hashes.set(record, work);
+  return work;
+}
 
 /** Verify a record for `expected` (a 26-character body); resolves to a result object. `doc` is
  * the record's text or bytes (read exactly: 5.0 is not 5), or an already parsed object (whose
@@ -456,9 +510,8 @@ async function verifyDocument(doc, { number: expected, keys, arxiv, version, yea
   const record = recordOf(doc);
   const source = record.source;
   const paper = { arxiv: arxivOf(source), title: await titleLine(doc, record) };
-  const odd = nonInteger(record);
+  const { odd, digest } = await hashOf(doc, record);
   if (odd) return result("invalid", `the canonical record holds ${cap(odd, CAP.line)}, not an integer (a Pith record's numbers are integers)`, { paper });
-  const digest = await sha256(new TextEncoder().encode(canon(record)));
   const actual = hex(digest), computed = base32(digest).slice(0, 26);
   const more = { paper, number: computed, sha256: actual };
   const receipt = isObject(doc.receipt) ? doc.receipt : null;
@@ -523,14 +576,63 @@ async function verifyDocument(doc, { number: expected, keys, arxiv, version, yea
   return result("verified", `${added}: ${held}`, { ...more, signer: "page" });
 }
 
-/** "“Title…”, arXiv:ID": the title only when its hash is the signed one. */
+/** "arXiv:ID, “Title…”": the title only when its hash is the signed one. The signed arXiv id
+ * comes first, and the title's own quote marks are spelled out (safetext.shown's rule), so a
+ * title such as `X”, arXiv:2401.99999` stays inside its quotes and cannot pass for the id. */
+const quoted = (title) => shownText(title, true);
 function paperWords(paper) {
   if (!paper) return "";
   const words = [];
-  if (paper.title && paper.title.matches) words.push(`“${paper.title.short}”`);
   if (paper.arxiv) words.push(`arXiv:${paper.arxiv}`);
+  if (paper.title && paper.title.matches) words.push(quoted(paper.title.short));
   return words.join(", ");
 }
+
+// -- theme="auto" (or none): the site's scheme first, then the OS's --
+// The site's own switch wins: Material for MkDocs' data-md-color-scheme ("slate" is dark,
+// "default" light), a data-theme / data-bs-theme / data-color-scheme / data-mode attribute or a
+// dark/light class on <html> or <body>; then their computed color-scheme, then
+// <meta name="color-scheme">, when each names one scheme only; then prefers-color-scheme. One
+// observer for the whole page re-draws the badges when the site toggles.
+const SCHEME_ATTRIBUTES = ["data-md-color-scheme", "data-theme", "data-bs-theme", "data-color-scheme", "data-mode"];
+const DARK_WORDS = new Set(["dark", "slate", "night"]), LIGHT_WORDS = new Set(["light", "default", "day"]);
+const schemeWord = (word) => { const w = String(word || "").trim().toLowerCase(); return DARK_WORDS.has(w) ? "dark" : LIGHT_WORDS.has(w) ? "light" : null; };
+const CLASSES = { dark: ["dark", "dark-mode", "theme-dark", "dark-theme"], light: ["light", "light-mode", "theme-light", "light-theme"] };
+function onlyScheme(value) {  // "dark", "only dark": one scheme; "normal", "light dark": the OS decides
+  const words = String(value || "").trim().toLowerCase().split(/\s+/).filter((w) => w !== "only");
+  return words.length === 1 && (words[0] === "dark" || words[0] === "light") ? words[0] : null;
+}
+function siteScheme() {
+  const roots = [document.documentElement, document.body].filter(Boolean);
+  for (const el of roots) {
+    for (const name of SCHEME_ATTRIBUTES) { const found = schemeWord(el.getAttribute(name)); if (found) return found; }
+    for (const [scheme, names] of Object.entries(CLASSES)) if (names.some((n) => el.classList.contains(n))) return scheme;
+  }
+  for (const el of roots) { const found = onlyScheme(getComputedStyle(el).colorScheme); if (found) return found; }
+  const meta = document.querySelector('meta[name="color-scheme"]');
+  return meta ? onlyScheme(meta.getAttribute("content")) : null;
+}
+const darkOs = typeof window !== "undefined" && window.matchMedia ? matchMedia("(prefers-color-scheme: dark)") : null;
+const osScheme = () => darkOs && darkOs.matches ? "dark" : "light";
+const following = new Set();
+let watcher = null;
+function redrawAll() { for (const badge of following) if (badge.themeName() !== badge.dataset.theme) badge.render(); }
+function watchSite() {
+  const attributeFilter = [...SCHEME_ATTRIBUTES, "class", "style"];
+  watcher.disconnect();
+  watcher.observe(document.documentElement, { attributes: true, attributeFilter, childList: true });
+  if (document.body) watcher.observe(document.body, { attributes: true, attributeFilter });
+  if (document.head) watcher.observe(document.head, { childList: true, subtree: true, attributes: true, attributeFilter: ["content"] });
+}
+function followScheme(badge) {
+  following.add(badge);
+  if (watcher || !window.MutationObserver) return;
+  // a new <body> (the parser, or a single-page app's swap) is watched again
+  watcher = new MutationObserver((changes) => { if (changes.some((c) => c.type === "childList" && c.target === document.documentElement)) watchSite(); redrawAll(); });
+  watchSite();
+  if (darkOs) darkOs.addEventListener("change", redrawAll);
+}
+function unfollowScheme(badge) { following.delete(badge); }
 
 // -- the element --
 let sheet = null;
@@ -550,23 +652,19 @@ class PithBadge extends HTMLElement {
   constructor() {
     super();
     this._run = 0;
-    this._control = null;
     this._result = null;
-    this._scheme = window.matchMedia ? matchMedia("(prefers-color-scheme: dark)") : null;
-    this._onScheme = () => this.render();
   }
 
   connectedCallback() {
     if (!this.shadowRoot) this.setUp();
-    if (this._scheme) this._scheme.addEventListener("change", this._onScheme);
+    followScheme(this);
     this.start();
   }
 
   disconnectedCallback() {
-    if (this._scheme) this._scheme.removeEventListener("change", this._onScheme);
+    unfollowScheme(this);
     if (this._panel) this.toggle(false);
-    this._run++;  // whatever is under way is stale now; connecting again starts afresh
-    if (this._control) this._control.abort();
+    this._run++;  // whatever is under way is stale now (a shared fetch goes on for the others)
   }
 
   attributeChangedCallback(name, before, after) {
@@ -638,7 +736,7 @@ class PithBadge extends HTMLElement {
   themeName() {
     const asked = this.getAttribute("theme");
     if (asked === "light" || asked === "dark") return asked;
-    return this._scheme && this._scheme.matches ? "dark" : "light";
+    return siteScheme() || osScheme();
   }
 
   size() {
@@ -654,10 +752,6 @@ class PithBadge extends HTMLElement {
 
   async start() {
     const run = ++this._run;
-    if (this._control) this._control.abort();
-    const control = new AbortController();
-    this._control = control;
-    const timer = setTimeout(() => control.abort(), TIMEOUT_MS);
     const arxiv = this.getAttribute("arxiv");
     const body = bodyOf(this.getAttribute("number") || "");
     const base = this.base();
@@ -666,14 +760,11 @@ class PithBadge extends HTMLElement {
     this.render();
     let result;
     try {
-      result = await this.check(body, arxiv, base, control.signal);
+      result = await this.check(body, arxiv, base);
     } catch (e) {
       if (run !== this._run) return;  // a newer check replaced this one
-      const reason = control.signal.aborted ? "the record server did not answer in time"
-        : e instanceof Undecidable ? e.message : `the check failed: ${cap((e && e.message) || e, CAP.line)}`;
+      const reason = e instanceof Undecidable ? e.message : `the check failed: ${cap((e && e.message) || e, CAP.line)}`;
       result = { state: "unchecked", reason, checks: [], shown };
-    } finally {
-      clearTimeout(timer);
     }
     if (run !== this._run) return;
     this._result = result;
@@ -681,7 +772,7 @@ class PithBadge extends HTMLElement {
     this.dispatchEvent(new CustomEvent("pith-badge-checked", { detail: { state: result.state, reason: result.reason, signer: result.signer || null } }));
   }
 
-  async check(body, arxiv, base, signal) {
+  async check(body, arxiv, base) {
     if (!window.isSecureContext || !(window.crypto && crypto.subtle)) {
       throw new Undecidable(C.insecure);
     }
@@ -697,7 +788,7 @@ class PithBadge extends HTMLElement {
       if (byNumber && m[2] != null) version = Number(m[2]);
     }
     if (arxiv != null && !byNumber) {
-      const answer = await fetchJson(`${base}/api/pith-number/resolve?arxiv=${encodeURIComponent(wanted)}&json=true`, signal);
+      const answer = await fetchJson(`${base}/api/pith-number/resolve?arxiv=${encodeURIComponent(wanted)}&json=true`);
       if (isObject(answer) && isObject(answer.canonical_record)) {
         doc = answer;
         expected = null;  // the record names its number; statedProblem holds it to the hash
@@ -711,7 +802,7 @@ class PithBadge extends HTMLElement {
     }
     if (!doc) {
       url = this.getAttribute("src") || `${base}/pith/${expected}.json`;
-      doc = await fetchJson(url, signal);
+      doc = await fetchJson(url);
     }
     const year = byNumber ? yearOf(this.getAttribute("number")) : null;
     const result = await verifyDocument(doc, { number: expected, keys, arxiv: wanted, version, year });
@@ -762,7 +853,9 @@ class PithBadge extends HTMLElement {
     const link = (text, href) => { const u = httpUrl(href); if (!u) return; const a = el("a", null, text); a.href = u; a.rel = "noopener"; links.append(a, " "); };
     if (body) link(`pith:${body}`, `${this.base()}/pith/${body}`);
     if (r.url) link("the record (JSON)", r.url);
-    const note = el("p", "note", "Checked in this browser; nothing here trusts the server.");
+    // A page key came from the page's own server: the check is only as good as that server.
+    const note = el("p", "note", page ? "Checked in this browser, but against a key this page gave it: only as trustworthy as the site that serves this page."
+      : "Checked in this browser; nothing here trusts the server.");
     this._panel.dataset.theme = theme;
     this._panel.replaceChildren(head, list, links, note);
   }
