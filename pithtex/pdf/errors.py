@@ -13,6 +13,10 @@ class PdfSyntaxError(ValueError):
     """Bytes that are not the PDF syntax expected at this place."""
 
 
+class Oversize(PdfSyntaxError):
+    """A stream that decodes to more than the limit its reader set."""
+
+
 class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..files import open_input
 from ..value import TYPE_CHECKING
-from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk
+from .errors import Damaged, EncryptionError, Oversize, PdfSyntaxError, Shrunk
 from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
 
 if TYPE_CHECKING:
@@ -530,7 +530,7 @@ def _inflate(data: bytes, limit: int) -> bytes:
         if not out:
             raise PdfSyntaxError("corrupt Flate stream") from None
     if d.unconsumed_tail:
-        raise PdfSyntaxError("stream decodes to more than the limit")
+        raise Oversize("stream decodes to more than the limit")
     return out
 
 

@@ -1,0 +1,339 @@
+"""PDFium's reading of page 1 (pypdfium2's raw API): which text objects a reader can see, and
+the characters they draw, as pithtex/pdf/page.py's PageOne.
+
+Two passes. The objects, in paint order (forms entered; PDFium gives every object, inside a
+form too, in page space): each text object's render mode, fill and stroke colour and alpha,
+size as set on the page, clip box and optional-content marks;
+each opaque filled path and image's box (what lies beneath later text, and what covers
+earlier text). Then PDFium's text page: each character with its box, size and the text
+object that drew it; a character counts when its object is visible and its centre lies in
+the crop box and the clip box, on a background of another colour, and under no later opaque
+shape. Imported by page.py only, on first use.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import statistics
+from pathlib import Path
+from typing import Any
+
+from ..value import NamedTuple
+from . import page as pg
+
+# Two colours this close in each channel (0-255) are one colour to a reader.
+SAME_COLOUR = 24
+# A fill this transparent (alpha 0-255) shows nothing.
+MIN_ALPHA = 26
+WHITE = (255, 255, 255)
+Colour = tuple[int, int, int]
+_INVISIBLE_MODES = (3, 7)
+_STROKE_ONLY = (1, 5)
+
+
+class _Text(NamedTuple):
+    """A text object as painted: visible at all, its colour, its clip box, its paint order."""
+
+    visible: bool
+    colour: Colour | None  # what the reader sees of its glyphs; None: not known (a pattern)
+    clip: pg.Box | None
+    order: int
+    bbox: pg.Box
+    size: float  # its font size times its matrix's vertical scale: the size a reader sees
+
+
+class _Fill(NamedTuple):
+    """An opaque filled path or image: its box, colour (None for an image) and paint order."""
+
+    bbox: pg.Box
+    colour: Colour | None
+    order: int
+
+
+class _Scene:
+    def __init__(self) -> None:
+        self.texts: dict[int, _Text] = {}
+        self.fills: list[_Fill] = []
+        self.count = 0
+
+
+def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) -> pg.PageOne:
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(str(path), password=password.decode("latin-1") if password else None)
+    except pdfium.PdfiumError as exc:
+        return pg.PageOne(problem=f"PDFium cannot open the PDF ({exc})"[:200])
+    try:
+        if len(doc) < 1:
+            return pg.PageOne(problem="the PDF has no pages")
+        page = doc[0]
+        try:
+            return _read(doc, page, hidden)
+        finally:
+            page.close()
+    finally:
+        doc.close()
+
+
+def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
+    import pypdfium2.raw as raw
+
+    left, bottom, right, top = (float(v) for v in page.get_cropbox())
+    box = (left, bottom, right, top)
+    scene = _Scene()
+    if raw.FPDFPage_CountObjects(page.raw) > pg.MAX_OBJECTS:
+        return pg.PageOne(problem=f"page 1 draws over {pg.MAX_OBJECTS:,} objects, too many to read for what it "
+                          "shows", box=box)
+    _walk(raw, [raw.FPDFPage_GetObject(page.raw, i) for i in range(raw.FPDFPage_CountObjects(page.raw))],
+          None, False, hidden, scene)
+    if scene.count > pg.MAX_OBJECTS:
+        return pg.PageOne(problem=f"page 1 draws over {pg.MAX_OBJECTS:,} objects, too many to read for what it "
+                          "shows", box=box)
+    textpage = raw.FPDFText_LoadPage(page.raw)
+    try:
+        chars, stamp, unseen = _chars(raw, textpage, scene, box)
+    finally:
+        raw.FPDFText_ClosePage(textpage)
+    sizes = [c[1] for c in chars if c[0].strip()]
+    body = statistics.median(sizes) if sizes else 0.0
+    floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
+    small = sum(1 for c in chars if c[0].strip() and c[1] < floor)
+    lines = _lines([c for c in chars if not c[0].strip() or c[1] >= floor])
+    return pg.PageOne(tuple(lines), float(body), stamp, _uris(raw, doc, page), None, box,
+                      unseen + small)
+
+
+def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
+          hidden: pg.Hidden, scene: _Scene) -> None:
+    for obj in objects:
+        scene.count += 1
+        if scene.count > pg.MAX_OBJECTS:
+            return
+        kind = raw.FPDFPageObj_GetType(obj)
+        here = _intersect(clip, _clip_box(raw, obj))
+        off = in_hidden or _marked_off(raw, obj, hidden)
+        if kind == raw.FPDF_PAGEOBJ_FORM:
+            children = [raw.FPDFFormObj_GetObject(obj, i) for i in range(raw.FPDFFormObj_CountObjects(obj))]
+            _walk(raw, children, here, off or hidden.forms_off, hidden, scene)
+        elif kind == raw.FPDF_PAGEOBJ_TEXT:
+            mode = raw.FPDFTextObj_GetTextRenderMode(obj)
+            colour, transparent = _colour(raw, obj, stroke=mode in _STROKE_ONLY)
+            size, squeezed = _size(raw, obj)
+            visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed)
+            scene.texts[_address(obj)] = _Text(visible, colour, here, scene.count, _bounds(raw, obj), size)
+        elif not off and kind in (raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE):
+            fill, covers = _opaque_fill(raw, obj, kind == raw.FPDF_PAGEOBJ_IMAGE)
+            if covers:
+                box = _bounds(raw, obj)
+                scene.fills.append(_Fill(_intersect(here, box) or box, fill, scene.count))
+
+
+def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box
+           ) -> tuple[list[tuple[str, float, pg.Box]], str | None, int]:
+    """The visible characters (text, size, box) in the text page's order, line breaks as "\\n";
+    the stamp band's visible text; how many characters were not visible."""
+    count = min(raw.FPDFText_CountChars(textpage), pg.MAX_CHARS)
+    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    out: list[tuple[str, float, pg.Box]] = []
+    band: list[str] = []
+    unseen = 0
+    for i in range(count):
+        char = chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD)
+        if raw.FPDFText_IsGenerated(textpage, i):
+            out.append(("\n" if char in "\r\n" else " ", 0.0, (0.0, 0.0, 0.0, 0.0)))
+            continue
+        text = scene.texts.get(_address(raw.FPDFText_GetTextObject(textpage, i)))
+        raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
+        cbox = (left.value, bottom.value, right.value, top.value)
+        if char.isspace():
+            out.append((" " if char != "\n" and char != "\r" else "\n", 0.0, cbox))
+            continue
+        if text is None or not _seen(text, cbox, box, scene):
+            unseen += 1
+            continue
+        if text.bbox[2] <= box[0] + pg.STAMP_BAND:
+            band.append(char)
+            continue
+        out.append((char, text.size, cbox))
+    stamp = "".join(band).strip()
+    return out, stamp if "arxiv" in stamp.casefold() else None, unseen
+
+
+def _seen(text: _Text, cbox: pg.Box, page: pg.Box, scene: _Scene) -> bool:
+    if not text.visible:
+        return False
+    x, y = (cbox[0] + cbox[2]) / 2, (cbox[1] + cbox[3]) / 2
+    if not _inside(x, y, page) or (text.clip is not None and not _inside(x, y, text.clip)):
+        return False
+    beneath: Colour | None = WHITE
+    for fill in scene.fills:
+        if not _inside(x, y, fill.bbox):
+            continue
+        if fill.order > text.order:
+            return False  # painted over
+        beneath = fill.colour
+    return text.colour is None or beneath is None or not _same(text.colour, beneath)
+
+
+def _lines(chars: list[tuple[str, float, pg.Box]]) -> list[pg.Line]:
+    """Characters into lines; a change of size within a line (a footnote mark) is a word break."""
+    lines: list[pg.Line] = []
+    run: list[tuple[str, float, pg.Box]] = []
+    for char in [*chars, ("\n", 0.0, (0.0, 0.0, 0.0, 0.0))]:
+        if char[0] != "\n":
+            run.append(char)
+            continue
+        line = _line(run)
+        if line is not None:
+            lines.append(line)
+        run = []
+    return lines
+
+
+def _line(run: list[tuple[str, float, pg.Box]]) -> pg.Line | None:
+    glyphs = [c for c in run if c[0].strip()]
+    if not glyphs:
+        return None
+    sizes: dict[float, int] = {}
+    for _c, size, _b in glyphs:
+        sizes[round(size, 1)] = sizes.get(round(size, 1), 0) + 1
+    size = max(sizes, key=lambda s: (sizes[s], s))
+    parts: list[str] = []
+    last = None
+    for char, csize, _b in run:
+        if char.strip() and last is not None and abs(csize - last) > 0.2 * max(csize, last):
+            parts.append(" ")
+        parts.append(char)
+        last = csize if char.strip() else last
+    text = " ".join("".join(parts).split(" ")).strip()
+    boxes = [b for _c, _s, b in glyphs]
+    bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return pg.Line(text, size, bbox)
+
+
+def _marked_off(raw: Any, obj: Any, hidden: pg.Hidden) -> bool:
+    """In optional content that is off: an /OC mark whose group is named off, or is no plain group."""
+    for i in range(max(raw.FPDFPageObj_CountMarks(obj), 0)):
+        mark = raw.FPDFPageObj_GetMark(obj, i)
+        if _mark_string(raw, mark, None) != "OC":
+            continue
+        name = _mark_string(raw, mark, b"Name")
+        if name is None or name in hidden.names or _mark_string(raw, mark, b"Type") == "OCMD":
+            return True
+    return False
+
+
+def _mark_string(raw: Any, mark: Any, key: bytes | None) -> str | None:
+    """A mark's name (key None), or one of its string parameters; None when it has none."""
+    size = ctypes.c_ulong()
+    buf = (ctypes.c_ushort * 256)()
+    ok = (raw.FPDFPageObjMark_GetName(mark, buf, ctypes.sizeof(buf), ctypes.byref(size)) if key is None else
+          raw.FPDFPageObjMark_GetParamStringValue(mark, key, buf, ctypes.sizeof(buf), ctypes.byref(size)))
+    if not ok:
+        return None
+    return bytes(buf)[: max(size.value - 2, 0)].decode("utf-16-le", "replace")
+
+
+def _colour(raw: Any, obj: Any, stroke: bool) -> tuple[Colour | None, bool]:
+    """(the colour an object shows, None when PDFium has none: a pattern; whether it is transparent)."""
+    r, g, b, a = (ctypes.c_uint() for _ in range(4))
+    get = raw.FPDFPageObj_GetStrokeColor if stroke else raw.FPDFPageObj_GetFillColor
+    if not get(obj, r, g, b, a):
+        return None, False
+    return (r.value, g.value, b.value), a.value < MIN_ALPHA
+
+
+def _opaque_fill(raw: Any, obj: Any, image: bool) -> tuple[Colour | None, bool]:
+    """(an object's fill colour, None for an image or a pattern; whether it covers what lies beneath)."""
+    if raw.FPDFPageObj_HasTransparency(obj):
+        return None, False
+    if image:
+        return None, True
+    mode, stroke = ctypes.c_int(), ctypes.c_int()
+    if not raw.FPDFPath_GetDrawMode(obj, mode, stroke) or mode.value == 0:
+        return None, False
+    colour, transparent = _colour(raw, obj, stroke=False)
+    return colour, not transparent
+
+
+def _clip_box(raw: Any, obj: Any) -> pg.Box | None:
+    """The box around the object's clip path (the intersection of its paths' boxes), on the page."""
+    clip = raw.FPDFPageObj_GetClipPath(obj)
+    if not clip:
+        return None
+    result: pg.Box | None = None
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for p in range(max(raw.FPDFClipPath_CountPaths(clip), 0)):
+        xs, ys = [], []
+        for s in range(max(raw.FPDFClipPath_CountPathSegments(clip, p), 0)):
+            segment = raw.FPDFClipPath_GetPathSegment(clip, p, s)
+            if segment and raw.FPDFPathSegment_GetPoint(segment, x, y):
+                xs.append(x.value)
+                ys.append(y.value)
+        if xs:
+            box = (min(xs), min(ys), max(xs), max(ys))
+            result = _intersect(result, box) or (box[0], box[1], box[0], box[1])
+    return result
+
+
+def _uris(raw: Any, doc: Any, page: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    for i in range(min(max(raw.FPDFPage_GetAnnotCount(page.raw), 0), 10_000)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, i)
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_LINK:
+                continue
+            link = raw.FPDFAnnot_GetLink(annot)
+            action = raw.FPDFLink_GetAction(link) if link else None
+            if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_URI:
+                continue
+            size = raw.FPDFAction_GetURIPath(doc.raw, action, None, 0)
+            if 0 < size <= 8192:
+                buf = ctypes.create_string_buffer(size)
+                raw.FPDFAction_GetURIPath(doc.raw, action, buf, size)
+                out.append(buf.value.decode("latin-1"))
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+        if len(out) >= pg.MAX_URIS:
+            break
+    return tuple(out)
+
+
+def _address(obj: Any) -> int:
+    return ctypes.cast(obj, ctypes.c_void_p).value or 0
+
+
+def _bounds(raw: Any, obj: Any) -> pg.Box:
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    if not raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        return (0.0, 0.0, 0.0, 0.0)
+    return (left.value, bottom.value, right.value, top.value)
+
+
+def _size(raw: Any, obj: Any) -> tuple[float, bool]:
+    """A text object's size as a reader sees it (its font size scaled by its matrix's vertical
+    axis), and whether it is squeezed to a sliver (its horizontal axis under a quarter of that)."""
+    size, m = ctypes.c_float(), raw.FS_MATRIX()
+    if not raw.FPDFTextObj_GetFontSize(obj, size) or not raw.FPDFPageObj_GetMatrix(obj, m):
+        return 0.0, True
+    vertical, horizontal = math.hypot(m.c, m.d), math.hypot(m.a, m.b)
+    return abs(size.value) * vertical, horizontal < vertical / 4
+
+
+def _intersect(a: pg.Box | None, b: pg.Box | None) -> pg.Box | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    box = (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
+    return box if box[0] <= box[2] and box[1] <= box[3] else (box[0], box[1], box[0], box[1])
+
+
+def _inside(x: float, y: float, box: pg.Box) -> bool:
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _same(a: Colour, b: Colour) -> bool:
+    return all(abs(p - q) <= SAME_COLOUR for p, q in zip(a, b, strict=True))
