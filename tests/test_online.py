@@ -92,7 +92,7 @@ def test_unreachable_and_offline(tmp_path):
     p = pithtex_cli("verify", BODY, "--online", "--base-url", closed_port_url(), env=env)
     assert "cannot reach" in assert_clean_error(p, 3)
     p = pithtex_cli("verify", BODY, "--offline", env=env)
-    assert "--offline forbids the network" in assert_clean_error(p, 3)
+    assert "working offline forbids the network" in assert_clean_error(p, 3)
 
 
 def test_etag_cache_and_offline_through_the_cli(fake, tmp_path):

@@ -26,7 +26,7 @@ from .ids import ArxivId
 # An id as arXiv writes it: new style (YYMM.NNNN[N]) or old style (archive[.SC]/YYMMNNN).
 _ID = r"(?:[0-9]{4}\.[0-9]{4,5}|[a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/[0-9]{7})(?:v[0-9]+)?"
 # The stamp: "arXiv:" then the id; the category and date follow (absent on some old stamps).
-STAMP = re.compile(rf"^\s*arXiv\s*:\s*(?P<id>{_ID})(?:\s+\[(?P<category>[^\]]{{1,40}})\])?"
+STAMP = re.compile(rf"^\s*arXiv\s*:\s*(?P<id>{_ID})(?=\s|\[|$)(?:\s+\[(?P<category>[^\]]{{1,40}})\])?"
                    r"(?:\s+(?P<date>[0-9]{1,2}\s+[A-Z][a-z]{2}\s+[0-9]{4}))?")
 LINK = re.compile(rf"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>{_ID})(?:\.pdf)?/?(?:[?#].*)?$",
                   re.IGNORECASE)

@@ -23,6 +23,8 @@ from ..value import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import NoReturn
 
+    from ..trust import KeyRing
+
     # What add_subparsers() returns: argparse names the class only privately (typeshed too).
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
@@ -78,6 +80,23 @@ def add_command(subparsers: Subparsers, name: str, help: str, description: str,
     )
     parser.__class__ = _Parser
     return parser
+
+
+def help_text(command: str) -> str:
+    """A command's epilog (examples and what its verdicts mean), kept in pithtex/data/help-COMMAND.txt."""
+    from pathlib import Path
+
+    return (Path(__file__).parent.parent / "data" / f"help-{command}.txt").read_text("utf-8")
+
+
+def warn_refused(keys_file: str | None) -> KeyRing:
+    """The key ring of --keys, each key it may not add named on stderr."""
+    from ..client import keyring
+
+    keys = keyring(keys_file)
+    for refusal in keys.refused:
+        print(f"pithtex: warning: {refusal}", file=sys.stderr)
+    return keys
 
 
 def time_limit(value: float, option: str) -> float:

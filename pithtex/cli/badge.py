@@ -79,7 +79,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from .. import app
+    from .. import client as app
     from ..errors import PithError
 
     if args.output == "-":
@@ -155,7 +155,7 @@ def _noted(state: BadgeState) -> BadgeState:
 
 
 def _keys(args: Namespace) -> KeyRing:
-    from .. import app
+    from .. import client as app
 
     keys = app.keyring(args.keys)
     for refusal in keys.refused:

@@ -49,7 +49,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from .. import app
+    from .. import client as app
     from ..arxiv.report import as_dict, human
     from ..safetext import line
     from . import emit_json

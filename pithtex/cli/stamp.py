@@ -64,7 +64,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from .. import app
+    from .. import client as app
     from ..safetext import line
 
     plan = app.plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
