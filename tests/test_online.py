@@ -136,4 +136,4 @@ def test_bad_arguments_are_clean_errors(fake, tmp_path):
     assert "neither a record file nor a Pith Number" in assert_clean_error(online(fake, tmp_path, "NOTANUMBER"))
     assert "no such file" in assert_clean_error(online(fake, tmp_path, "missing.json"))
     p = online(fake, tmp_path, BODY, "--number", "AAAAAAAAAAAAAAAAAAAAAAAAAA")
-    assert "but --number asks for" in assert_clean_error(p)
+    assert "but the number expected is" in assert_clean_error(p)

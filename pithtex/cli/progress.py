@@ -21,7 +21,7 @@ def verify_many(client: Client, targets: list[str], password: bytes | None, as_j
 
     bar = _Bar() if sys.stderr.isatty() else None
     codes: dict[int, int] = {}
-    for verdict in client.verify_files(targets, password=password, progress=bar and bar.show):
+    for verdict in client.verify_files(targets, password=password, progress=bar.show if bar else None):
         if bar is not None:
             bar.clear()
         print(json.dumps(verdict.as_dict(), ensure_ascii=False) if as_json else line(_line(verdict)), flush=True)

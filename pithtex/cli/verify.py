@@ -9,7 +9,6 @@ from . import add_command, emit_json, help_text, warn_refused
 
 if TYPE_CHECKING:
     from argparse import Namespace
-    from typing import Any
 
     from ..client import Client, Verification
     from . import Subparsers
