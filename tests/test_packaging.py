@@ -47,8 +47,9 @@ def test_every_runtime_dependency_is_imported_and_every_third_party_import_decla
                                      "imported, not declared": third_party - declared}
 
 
-def test_pypdf_is_imported_only_by_the_page_text_reader():
-    assert _imported_top_levels()["pypdf"] == {"pithtex/pdf/shown.py"}
+def test_pdfium_is_imported_only_by_the_page_one_reader():
+    assert _imported_top_levels()["pypdfium2"] == {"pithtex/pdf/pdfium.py"}
+    assert "pypdf" not in _imported_top_levels()  # one reader of page 1's text (issue 24)
 
 
 def test_the_package_marks_itself_typed_and_ships_the_marker():

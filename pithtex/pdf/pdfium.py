@@ -29,6 +29,13 @@ MIN_ALPHA = 26
 WHITE = (255, 255, 255)
 Colour = tuple[int, int, int]
 _INVISIBLE_MODES = (3, 7)
+# White space as the text page has it. Not str.isspace(): that takes 0x1C-0x1F too, which a TeX
+# font without a ToUnicode map uses for ligatures (T1's "fi" is 0x1C).
+_BLANK = frozenset(" \t\r\n\x0b\x0c\xa0\u2002\u2003\u2009\u200a\u200b\u3000")
+
+
+def _ink(char: str) -> bool:
+    return char not in _BLANK
 _STROKE_ONLY = (1, 5)
 
 
@@ -96,11 +103,11 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
         chars, stamp, unseen = _chars(raw, textpage, scene, box)
     finally:
         raw.FPDFText_ClosePage(textpage)
-    sizes = [c[1] for c in chars if c[0].strip()]
+    sizes = [c[1] for c in chars if _ink(c[0])]
     body = statistics.median(sizes) if sizes else 0.0
     floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
-    small = sum(1 for c in chars if c[0].strip() and c[1] < floor)
-    lines = _lines([c for c in chars if not c[0].strip() or c[1] >= floor])
+    small = sum(1 for c in chars if _ink(c[0]) and c[1] < floor)
+    lines = _lines([c for c in chars if not _ink(c[0]) or c[1] >= floor])
     return pg.PageOne(tuple(lines), float(body), stamp, _uris(raw, doc, page), None, box,
                       unseen + small)
 
@@ -143,12 +150,16 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box
         char = chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD)
         if raw.FPDFText_IsGenerated(textpage, i):
             out.append(("\n" if char in "\r\n" else " ", 0.0, (0.0, 0.0, 0.0, 0.0)))
+            band.append(" ")
             continue
         text = scene.texts.get(_address(raw.FPDFText_GetTextObject(textpage, i)))
         raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
         cbox = (left.value, bottom.value, right.value, top.value)
-        if char.isspace():
-            out.append((" " if char != "\n" and char != "\r" else "\n", 0.0, cbox))
+        if not _ink(char):
+            if text is not None and text.bbox[2] <= box[0] + pg.STAMP_BAND:
+                band.append(" ")
+            else:
+                out.append((" " if char != "\n" and char != "\r" else "\n", 0.0, cbox))
             continue
         if text is None or not _seen(text, cbox, box, scene):
             unseen += 1
@@ -157,7 +168,7 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box
             band.append(char)
             continue
         out.append((char, text.size, cbox))
-    stamp = "".join(band).strip()
+    stamp = " ".join(part for part in "".join(band).split(" ") if part)
     return out, stamp if "arxiv" in stamp.casefold() else None, unseen
 
 
@@ -193,7 +204,7 @@ def _lines(chars: list[tuple[str, float, pg.Box]]) -> list[pg.Line]:
 
 
 def _line(run: list[tuple[str, float, pg.Box]]) -> pg.Line | None:
-    glyphs = [c for c in run if c[0].strip()]
+    glyphs = [c for c in run if _ink(c[0])]
     if not glyphs:
         return None
     sizes: dict[float, int] = {}
@@ -203,11 +214,11 @@ def _line(run: list[tuple[str, float, pg.Box]]) -> pg.Line | None:
     parts: list[str] = []
     last = None
     for char, csize, _b in run:
-        if char.strip() and last is not None and abs(csize - last) > 0.2 * max(csize, last):
+        if _ink(char) and last is not None and abs(csize - last) > 0.2 * max(csize, last):
             parts.append(" ")
         parts.append(char)
-        last = csize if char.strip() else last
-    text = " ".join("".join(parts).split(" ")).strip()
+        last = csize if _ink(char) else last
+    text = " ".join(part for part in "".join(parts).split(" ") if part)
     boxes = [b for _c, _s, b in glyphs]
     bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     return pg.Line(text, size, bbox)
