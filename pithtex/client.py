@@ -24,11 +24,11 @@ if TYPE_CHECKING:
     from .arxiv.identify import Identity
     from .arxiv.ids import ArxivId
     from .number import PithNumber
-    from .pdf.batch import Task
+    from .pdf.batch import Failure, Task
     from .pdf.facts import Facts
     from .pdf.page import PageOne
     from .pdf.shown import Shown
-    from .pdf.stamp import Options
+    from .pdf.stamp import Options, Outcome
     from .resolver import Fetched, Resolver
     from .trust import KeyRing
     from .verify import Report
@@ -295,6 +295,34 @@ class Client:
         return FileVerdict(str(path), arxiv and str(arxiv), checked.report.number,
                            STATE_OF_EXIT[checked.exit_code], checked.exit_code, checked.summary)
 
+    # -- stamp and badge --------------------------------------------------------------------------
+    def stamp(self, plan: StampPlan, progress: bool = False) -> Stamped:
+        """Run a plan (`plan_stamp(..., client=self)` made it): see `stamp`."""
+        return stamp(plan, progress)
+
+    def badge(self, target: str | Path | PithNumber | ArxivId, *, record: str | Path | None = None) -> Badge:
+        """The badge of what `target` names, its state from one verification: a PDF's (its
+        number or arXiv identity, and the PDF shown to be that paper), an arXiv id's (its
+        resolved number), or a number's (its record from `record`, else the resolver; a
+        record that cannot be had makes it 'unchecked', a missing record file is an error)."""
+        from . import brand
+        from .arxiv.ids import ArxivId
+        from .number import PithNumber
+        from .web.badge import BadgeState
+
+        if isinstance(target, ArxivId) or (not isinstance(target, PithNumber) and kind_of(target) in ("pdf", "arxiv")):
+            checked = self.verify(target)
+            number = checked.resolved or checked.report.number
+            return Badge(number, state_of(checked.report, number))
+        number = _number(str(target) if isinstance(target, Path) else target)
+        try:
+            checked = self.verify_record(record, expect=number) if record is not None else self.verify_number(number)
+        except PithError as exc:
+            if record is not None and not Path(record).exists():
+                raise
+            return Badge(number, BadgeState(brand.UNCHECKED, str(exc)))
+        return Badge(number, state_of(checked.report, number))
+
     # -- the resolver ----------------------------------------------------------------------------
     def _fetch(self, number: PithNumber, once: _Once) -> Fetched:
         try:
@@ -380,14 +408,13 @@ def pdf_files(targets: Iterable[str | Path]) -> Iterator[Path]:
 def _read_pdf(path: Path, password: bytes | None) -> tuple[Facts, Shown, PageOne]:
     """A PDF's pith facts (refused when it is locked), what it shows as its title, and page 1
     as a reader sees it; a web page saved as .pdf is refused in one sentence."""
-    from .pdf.page import read_page_one
+    from .pdf.page import PageOne
     from .pdf.shown import shown_of
 
     _is_pdf(path)
     facts = inspect(path, password)
     shown = shown_of(path, password, facts)
-    page = getattr(shown, "page", None) or read_page_one(path, password)
-    return facts, shown, page
+    return facts, shown, shown.page or PageOne(problem=shown.problem)
 
 
 def identify_page(facts: Facts, page: PageOne) -> Identity | None:
@@ -559,13 +586,19 @@ class Badge(NamedTuple):
 
 def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: KeyRing | None = None) -> BadgeState:
     """Verify `document` (when given) for `number`; 'verified' needs a passing report for this number."""
-    from . import brand
     from .verify import verify_document
-    from .web.badge import BadgeState, state_of_report
+    from .web.badge import BadgeState
 
     if document is None:
         return BadgeState()
-    report = verify_document(document, keys, expect=number)
+    return state_of(verify_document(document, keys, expect=number), number)
+
+
+def state_of(report: Report, number: PithNumber) -> BadgeState:
+    """The badge's state word for a report: 'verified' only when it passed for this number."""
+    from . import brand
+    from .web.badge import BadgeState, state_of_report
+
     if report.verified and report.number.body == number.body:
         return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id,
                           report.signer)
@@ -573,38 +606,23 @@ def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: KeyRi
 
 
 def make_badge(number: PithNumber | str, *, record: str | Path | None = None, fetch: bool = False,
-          base_url: str | None = None, offline: bool = False, keys: KeyRing | None = None) -> Badge:
+               base_url: str | None = None, offline: bool = False, keys: KeyRing | None = None) -> Badge:
     """A badge for `number`, its state checked from `record` or (fetch=True) the resolver's record.
     A record that cannot be had makes the badge 'unchecked' (a missing record file is an error)."""
-    from . import brand
     from .web.badge import BadgeState
 
-    number = _number(number)
     if record is None and not fetch:
-        return Badge(number, BadgeState())
-    keys = keys or keyring()
-    try:
-        if record is not None:
-            from .record import load_document
-
-            document = load_document(record)
-        else:
-            document = open_resolver(base_url, offline=offline, keys=keys).fetch_record(number).document
-    except PithError as exc:
-        if record is not None and not Path(record).exists():
-            raise
-        return Badge(number, BadgeState(brand.UNCHECKED, str(exc)))
-    return Badge(number, badge_state(number, document, keys))
+        return Badge(_number(number), BadgeState())
+    return Client(keys, base_url=base_url, offline=offline).badge(number, record=record)
 
 
 def badge_arxiv(arxiv: ArxivId | str, *, base_url: str | None = None, offline: bool = False,
                 keys: KeyRing | None = None) -> Badge:
     """The badge of an arXiv paper: its number from the resolver, checked like `verify_arxiv`."""
-    from .web.badge import state_of_report
+    from .arxiv.ids import ArxivId
 
-    checked = verify_arxiv(arxiv, keys, base_url=base_url, offline=offline)
-    assert checked.resolved is not None  # verify_arxiv always names the number it resolved
-    return Badge(checked.resolved, state_of_report(checked.report))
+    asked = ArxivId.parse(arxiv) if isinstance(arxiv, str) else arxiv
+    return Client(keys, base_url=base_url, offline=offline).badge(asked)
 
 
 # -- stamp ----------------------------------------------------------------------------------
@@ -617,31 +635,35 @@ class StampPlan(NamedTuple):
 
 
 class Stamped(NamedTuple):
-    """A stamp's outcome: each file done (as `Outcome.as_dict()`), each failed (file, message,
-    exit code), and the exit code of the whole."""
+    """A stamp's outcome: each file done (an `Outcome`: source, output, status, number,
+    changed, warnings), each failed (a `Failure`: file, message, exit code), and the exit code
+    of the whole."""
 
-    done: list[dict[str, Any]]
-    failed: list[tuple[str, str, int]]
+    done: list[Outcome]
+    failed: list[Failure]
 
     @property
     def exit_code(self) -> int:
-        return max((code for _name, _msg, code in self.failed), default=errors.OK)
+        return worst(failure.exit_code for failure in self.failed)
 
 
 def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = None,
                record: str | Path | None = None, output: str | Path | None = None, in_place: bool = False,
                badge: bool = False, attach_record: bool = False, force: bool = False,
-               password: bytes | None = None, revert: bool = False, jobs: int = 1) -> StampPlan:
+               password: bytes | None = None, revert: bool = False, jobs: int = 1,
+               client: Client | None = None) -> StampPlan:
     """Check a stamp's arguments and files before anything is written; the record file is
-    read once, and the bytes hashed are the bytes attached."""
+    read once, and the bytes hashed are the bytes attached. With neither `number` nor
+    `record`, a PDF that carries no number is identified (arXiv's stamp, its own arXiv link or
+    DOI) and its record resolved and verified by `client`: stamped only when it verified."""
     from .pdf.batch import Task
 
     if attach_record and record is None:
-        raise PithError("--attach-record needs --record FILE")
+        raise PithError("attaching the record needs the record file")
     if revert and (number or record or badge or attach_record):
-        raise PithError("--revert takes no --number, --record, --badge or --attach-record")
+        raise PithError("a revert takes no number, record, badge or attachment")
     if jobs < 1:
-        raise PithError(f"--jobs {jobs}: give 1 or more")
+        raise PithError(f"{jobs} files at a time: give 1 or more")
     sources = [Path(p) for p in pdfs]
     opts, document = _options(number, record, badge, attach_record, force, password)
     warnings = _refuse_other_papers(sources, document, record, force, password) if document and not revert else []
@@ -649,10 +671,48 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
     if output and len(sources) > 1:
         outdir = Path(output)
         if not outdir.is_dir():
-            raise PithError(f"{output}: with several inputs, -o must be an existing folder")
+            raise PithError(f"{output}: with several inputs, the output must be an existing folder")
     tasks = [Task(src, _target(src, output, in_place, outdir), opts, revert) for src in sources]
+    if number is None and record is None and not revert:
+        tasks = [_by_name(task, client or Client()) for task in tasks]
     _refuse_collisions(tasks)
     return StampPlan(tasks, warnings, jobs)
+
+
+def _by_name(task: Task, client: Client) -> Task:
+    """A PDF stamped by name only: one that carries its number keeps it (the stamp completes
+    what is missing); else its arXiv identity's record, which must verify, PDF and all."""
+    from .pdf.facts import facts_of
+
+    facts = facts_of(task.source, task.options.password, pages=1)
+    if facts.locked or facts.number is not None:
+        return task
+    checked = client.verify_pdf(task.source, password=task.options.password)
+    if not checked.verified:
+        raise Refused(f"{task.source}: not stamped: its record does not verify ({checked.summary})")
+    return task._replace(options=task.options._replace(number=checked.report.number))
+
+
+def clean_stale(plan: StampPlan, remove: bool) -> list[tuple[Path, bool, str | None]]:
+    """Temporary files of killed runs in the folders a plan writes into (a kill -9 during a
+    stamp leaves one as large as the output): (file, removed, why it could not be removed)."""
+    from .files import stale_temporaries
+
+    found: list[tuple[Path, bool, str | None]] = []
+    for folder in dict.fromkeys(task.output.parent for task in plan.tasks):
+        for stale in stale_temporaries(folder):
+            if not remove:
+                found.append((stale, False, None))
+                continue
+            try:
+                stale.unlink()
+            except FileNotFoundError:
+                continue  # another run removed it first
+            except OSError as exc:
+                found.append((stale, False, f"cannot remove it ({exc.strerror})"))
+                continue
+            found.append((stale, True, None))
+    return found
 
 
 def stamp(plan: StampPlan, progress: bool = False) -> Stamped:
@@ -661,7 +721,7 @@ def stamp(plan: StampPlan, progress: bool = False) -> Stamped:
     from .pdf.batch import run_batch, run_one
 
     if len(plan.tasks) == 1:
-        return Stamped([run_one(plan.tasks[0]).as_dict()], [])
+        return Stamped([run_one(plan.tasks[0])], [])
     done, failed = run_batch(plan.tasks, plan.jobs, progress=progress)
     return Stamped(done, failed)
 
@@ -684,10 +744,10 @@ def _options(number: PithNumber | str | None, record: str | Path | None, badge: 
 def _same_number(given: PithNumber, number: PithNumber, record: str) -> None:
     """--number beside --record must be the record's number, and a long form its year."""
     if given.body != number.body:
-        raise Refused(f"--number {given.body} is not the number of {record} ({number.body})")
+        raise Refused(f"the number given, {given.body}, is not the number of {record} ({number.body})")
     if given.year is not None and given.year != number.year:
         held = f"submitted_at is in {number.year}" if number.year is not None else "it has no submitted_at year"
-        raise Refused(f"--number {given.long} names year {given.year}, but {record}'s {held}")
+        raise Refused(f"the number given, {given.long}, names year {given.year}, but {record}'s {held}")
 
 
 def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: str | Path | None, force: bool,
@@ -712,7 +772,7 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
         if check.status == PASS:
             continue
         if not force:
-            raise Refused(f"{src}: not stamped with {record}: {check.detail} (--force stamps it anyway)")
+            raise Refused(f"{src}: not stamped with {record}: {check.detail}", remedy=("force", "stamp it anyway"))
         warnings.append(f"{src}: stamped anyway (--force): {check.detail}")
     return warnings
 

@@ -160,7 +160,7 @@ def test_stamp_record_refuses_another_papers_pdf(tmp_path):
     pdf = make_pdf(tmp_path / "other.pdf", title="Attention Is All You Need")
     out = tmp_path / "out.pdf"
     err = assert_clean_error(pithtex_cli("stamp", str(pdf), "--record", str(SEED_PATH), "-o", str(out)), 1)
-    assert "not stamped with" in err and "(--force stamps it anyway)" in err and not out.exists()
+    assert "not stamped with" in err and "(use --force to stamp it anyway)" in err and not out.exists()
     p = pithtex_cli("stamp", str(pdf), "--record", str(SEED_PATH), "-o", str(out), "--force")
     assert p.returncode == 0 and "stamped anyway (--force)" in p.stderr and out.exists()
     # Info /Title alone is anyone's to write: not the paper (issue 24)

@@ -135,7 +135,7 @@ def _main(argv: list[str]) -> int:
     try:
         return int(module.run(args) or 0)
     except PithError as exc:
-        return _report_error(str(exc), exc.exit_code, as_json, exc)
+        return _report_error(with_remedy(exc), exc.exit_code, as_json, exc)
     except KeyboardInterrupt:
         # The decision is made: a second Ctrl-C (an impatient user) must not kill the process
         # by the signal while it reports, which would end it with -SIGINT instead of 130.
@@ -150,6 +150,14 @@ def _main(argv: list[str]) -> int:
         return _report_error(f"{where}{exc.strerror or exc}", errors.BAD_INPUT, as_json, exc)
     except Exception as exc:  # anything else is a bug: say so, never as if the input were bad
         return _report_error(bug_message(exc), errors.BUG, as_json, exc)
+
+
+def with_remedy(exc: PithError) -> str:
+    """The error's message, and the flag that would make it go ahead: "... (use --force to replace it)"."""
+    if exc.remedy is None:
+        return str(exc)
+    option, effect = exc.remedy
+    return f"{exc} (use --{option.replace('_', '-')} to {effect})"
 
 
 def _report_error(message: str, code: int, as_json: bool, exc: BaseException | None = None,

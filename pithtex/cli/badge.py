@@ -7,43 +7,15 @@ from pathlib import Path
 
 from .. import errors
 from ..value import TYPE_CHECKING
-from . import add_command
+from . import add_command, help_text, warn_refused
 
 if TYPE_CHECKING:
     from argparse import Namespace
 
+    from ..client import Badge
     from ..number import PithNumber
-    from ..trust import KeyRing
     from ..web.badge import BadgeState
     from . import Subparsers
-
-EPILOG = """\
-examples:
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 -o pith-YBK5PTAK.svg
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --record examples/seed-record.json -o pith-YBK5PTAK.svg
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --online --theme dark -o pith-YBK5PTAK-dark.svg
-  pithtex badge --arxiv 2104.04473 --online -o pith.svg      # the number named for a paper
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format png --scale 2 -o pith@2x.png
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format qr -o pith-qr.svg     # or .png
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format md                    # html, md, rst
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed -o site/badge.html
-  pithtex badge YBK5PTAKOSCXY2WMLIIB7DMYH6 --format embed --cdn           # the npm package from a CDN
-
-With a record (--record, or fetched with --online or --arxiv) an SVG/PNG badge shows the
-outcome of checking it, once, when it is made: "verified" only when the record hashes to
-this number and its receipt verifies under a pinned key; "invalid" when it verifiably
-fails (exit code 1); "unchecked" when it cannot be decided (exit code 3). Without a
-record, the badge shows no state. --arxiv ID asks the resolver which number that paper
-has (/api/pith-number/resolve?arxiv=ID) and checks that the record is of that paper.
-The embed (--format embed) writes badge.html plus pith-badge.js beside it (with --cdn: the
-npm package pith-badge from a CDN, pinned by its hash): the reader's browser checks the
-record itself, every time, and says verified, invalid or unchecked.
-Snippets point at pith-XXXXXXXX.svg (and -dark.svg) beside your page unless --image-url.
-
-output: without -o (or with -o -) text goes to stdout; a PNG only when stdout is not a
-terminal. -o writes a regular file (a symlink is followed to its target; devices, FIFOs and
-folders are refused) in a folder that must exist; svg/png/qr need a matching .svg/.png name.
-"""
 
 TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
 
@@ -55,9 +27,10 @@ def register(subparsers: Subparsers) -> None:
         help="make a badge: SVG, PNG, QR, HTML/Markdown/reST snippet, or a self-verifying embed",
         description="Draw a Pith badge (shields.io look, the pith.sty colours and logo) or write a snippet "
         "that shows it. With a record that verifies, the badge says 'verified'.",
-        epilog=EPILOG,
+        epilog=help_text("badge"),
     )
-    p.add_argument("number", metavar="ID", nargs="?", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY)")
+    p.add_argument("number", metavar="ID|PDF", nargs="?", help="the Pith Number (BODY, pith:BODY or pith:YYYY:BODY), "
+                   "or a PDF (its number, or the record of the arXiv paper it shows, verified with the PDF)")
     p.add_argument("--arxiv", metavar="ARXIV_ID",
                    help="instead of ID: the number the resolver names for this arXiv paper (implies --online)")
     source = p.add_mutually_exclusive_group()
@@ -79,28 +52,35 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from .. import client as app
+    from ..client import Client
     from ..errors import PithError
 
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
     _check_output(args, args.format)  # before any work: nothing is fetched for a path we cannot write
-    where = {"base_url": args.base_url, "offline": args.offline}
+    client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
     if args.arxiv:
         if args.number or args.record:
             raise PithError("--arxiv names the number itself: give no ID and no --record with it")
-        made = app.badge_arxiv(args.arxiv, keys=_keys(args), **where)
+        from ..arxiv.ids import ArxivId
+
+        made = client.badge(ArxivId.parse(args.arxiv))
+    elif args.number and Path(args.number).is_file():
+        made = client.badge(args.number)  # a PDF: its number or arXiv identity, the PDF checked too
     elif args.number:
-        if args.format in ("svg", "png") and (args.record or args.online or args.offline):
-            made = app.make_badge(args.number, record=args.record, fetch=not args.record, keys=_keys(args),
-                                  **where)
-        else:
-            made = app.make_badge(args.number)  # nothing checked: a badge without a state word
+        checked = args.format in ("svg", "png") and (args.record or args.online or args.offline)
+        made = client.badge(args.number, record=args.record) if checked else make_unchecked(args.number)
     else:
-        raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID")
+        raise PithError("give a Pith Number (ID), a PDF, or --arxiv ARXIV_ID")
     state = _noted(made.state)
     code = _run_format(args, made.number, state)
     return code or made.exit_code
+
+
+def make_unchecked(number: str) -> Badge:
+    from ..client import make_badge
+
+    return make_badge(number)  # nothing checked: a badge without a state word
 
 
 def _run_format(args: Namespace, number: PithNumber, state: BadgeState) -> int:
@@ -152,15 +132,6 @@ def _noted(state: BadgeState) -> BadgeState:
     if state.word and not state.verified:
         _note(f"the badge says {state.word}: {state.reason}")
     return state
-
-
-def _keys(args: Namespace) -> KeyRing:
-    from .. import client as app
-
-    keys = app.keyring(args.keys)
-    for refusal in keys.refused:
-        print(f"pithtex: warning: {refusal}", file=sys.stderr)
-    return keys
 
 
 def _embed(args: Namespace, number: PithNumber) -> int:
