@@ -110,7 +110,7 @@ class FileVerdict(NamedTuple):
     number: PithNumber | None
     state: str  # verified, invalid, unchecked, or "error" for a file that is no usable input
     exit_code: int
-    detail: str  # the summary, or the error
+    detail: str  # the summary ("verified: record ..."), or the error ("error: ..."), state first
 
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.file, "arxiv": self.arxiv, "number": self.number and self.number.body,
@@ -139,7 +139,7 @@ class _Once:
 
         body = number.body if number else ""
         for held, held_body, report in self.seen:
-            if held is document and held_body == body:
+            if held_body == body and (held is document or held == document):  # the same record, cached or fetched
                 return report
         report = verifying.verify_document(document, self.keys, title=self.title, expect=number)
         self.seen.append((document, body, report))
@@ -290,7 +290,7 @@ class Client:
             checked = self.verify_pdf(path, password=password)
         except PithError as exc:
             word = STATE_OF_EXIT.get(exc.exit_code, "error") if exc.exit_code != errors.BAD_INPUT else "error"
-            return FileVerdict(str(path), None, None, word, exc.exit_code, str(exc))
+            return FileVerdict(str(path), None, None, word, exc.exit_code, f"{word}: {exc}")
         arxiv = checked.arxiv or _source_id(checked.document)
         return FileVerdict(str(path), arxiv and str(arxiv), checked.report.number,
                            STATE_OF_EXIT[checked.exit_code], checked.exit_code, checked.summary)
@@ -371,9 +371,9 @@ def kind_of(target: str | Path) -> str:
 
 
 def _is_pdf(path: Path) -> bool:
-    from .arxiv.identify import html_problem
     from .errors import InputError
     from .files import open_input
+    from .pdf.reader import html_problem
 
     try:
         with open_input(path) as handle:  # a FIFO is not waited on: load_document refuses it
@@ -687,6 +687,9 @@ def _by_name(task: Task, client: Client) -> Task:
     facts = facts_of(task.source, task.options.password, pages=1)
     if facts.locked or facts.number is not None:
         return task
+    _facts, _shown, page = _read_pdf(task.source, task.options.password)
+    if identify_page(facts, page) is None:
+        return task  # nothing names its number: the stamp says so, as for any PDF
     checked = client.verify_pdf(task.source, password=task.options.password)
     if not checked.verified:
         raise Refused(f"{task.source}: not stamped: its record does not verify ({checked.summary})")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pithtex.arxiv.identify import doi_ids, html_problem, identify, link_id, stamp_id
+from pithtex.arxiv.identify import doi_ids, identify, link_id, stamp_id
 from pithtex.arxiv.ids import ArxivId
+from pithtex.pdf.reader import html_problem
 
 
 @pytest.mark.parametrize(("stamp", "paper", "version"), [

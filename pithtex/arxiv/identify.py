@@ -105,11 +105,3 @@ def identify(stamp: str | None, uris: Iterable[str] = (), info: Iterable[str] = 
         if one is not None:
             return Identity(one, where)
     return None
-
-
-def html_problem(head: bytes) -> str | None:
-    """Why the first bytes of a file named .pdf are not a PDF but a saved web page, or None."""
-    start = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if start.startswith((b"<!doctype html", b"<html")) or (start.startswith(b"<?xml") and b"<html" in start[:512]):
-        return "an HTML page saved under a PDF name, not a PDF (download the PDF itself, e.g. arxiv.org/pdf/ID)"
-    return None

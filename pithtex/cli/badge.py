@@ -71,7 +71,7 @@ def run(args: Namespace) -> int:
         checked = args.format in ("svg", "png") and (args.record or args.online or args.offline)
         made = client.badge(args.number, record=args.record) if checked else make_unchecked(args.number)
     else:
-        raise PithError("give a Pith Number (ID), a PDF, or --arxiv ARXIV_ID")
+        raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID, or a PDF")
     state = _noted(made.state)
     code = _run_format(args, made.number, state)
     return code or made.exit_code

@@ -36,7 +36,7 @@ def verify_many(client: Client, targets: list[str], password: bytes | None, as_j
 
 def _line(verdict: FileVerdict) -> str:
     number = verdict.number.short if verdict.number else "-"
-    return f"{verdict.file}  {verdict.arxiv or '-'}  {number}  {verdict.state}: {verdict.detail}"
+    return f"{verdict.file}  {verdict.arxiv or '-'}  {number}  {verdict.detail}"
 
 
 def _word(code: int) -> str:

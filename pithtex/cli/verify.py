@@ -117,6 +117,6 @@ def print_report(checked: Verification) -> None:
         print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
     if report.verified and report.title:
         print(f"  Paper: {line(report.title)} (its title hashes to the signed title_canon_sha256)")
-    print(f"  {line(checked.summary[0].upper() + checked.summary[1:])}")
+    print(f"  {line(checked.summary)}")
     if report.verified:
         print("  Signed: the canonical record only. Paper details, status and citations are not covered.")

@@ -40,3 +40,7 @@ class XmpError(ValueError):
 
 class XmpWriteError(RuntimeError):
     """The packet pithtex made does not read back as what was meant: a bug, never written."""
+
+
+class SavedWebPage(Damaged):
+    """A web page saved under a PDF's name (a browser's "Save as" of arxiv.org/abs/...)."""
