@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import statistics
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +32,6 @@ _INVISIBLE_MODES = (3, 7)
 # font without a ToUnicode map uses for ligatures (T1's "fi" is 0x1C).
 _BLANK = frozenset(" \t\r\n\x0b\x0c\xa0\u2002\u2003\u2009\u200a\u200b\u3000")
 
-
-def _ink(char: str) -> bool:
-    return char not in _BLANK
 _STROKE_ONLY = (1, 5)
 
 
@@ -100,16 +96,14 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
                           "shows", box=box)
     textpage = raw.FPDFText_LoadPage(page.raw)
     try:
-        chars, stamp, unseen = _chars(raw, textpage, scene, box)
+        pieces, stamp, unseen = _chars(raw, textpage, scene, box)
     finally:
         raw.FPDFText_ClosePage(textpage)
-    sizes = [c[1] for c in chars if _ink(c[0])]
-    body = statistics.median(sizes) if sizes else 0.0
+    body = _median_size(pieces)
     floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
-    small = sum(1 for c in chars if _ink(c[0]) and c[1] < floor)
-    lines = _lines([c for c in chars if not _ink(c[0]) or c[1] >= floor])
-    return pg.PageOne(tuple(lines), float(body), stamp, _uris(raw, doc, page), None, box,
-                      unseen + small)
+    small = sum(piece.ink for piece in pieces if piece.ink and piece.size < floor)
+    lines = _lines([piece for piece in pieces if not piece.ink or piece.size >= floor])
+    return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small)
 
 
 def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
@@ -137,39 +131,169 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
                 scene.fills.append(_Fill(_intersect(here, box) or box, fill, scene.count))
 
 
-def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box
-           ) -> tuple[list[tuple[str, float, pg.Box]], str | None, int]:
-    """The visible characters (text, size, box) in the text page's order, line breaks as "\\n";
-    the stamp band's visible text; how many characters were not visible."""
+# What a text object's characters are, decided once for the object where its box decides it:
+# all hidden, all shown, or to be checked one character at a time (partly clipped, partly
+# off the page, partly under another shape).
+HIDDEN, SHOWN, CHECK = 0, 1, 2
+_GRID = 16  # the page cut into _GRID x _GRID cells, to find the shapes near a box quickly
+
+
+def _states(scene: _Scene, box: pg.Box) -> dict[int, int]:
+    cells = _Cells(box, scene.fills)
+    return {address: _state(text, box, cells) for address, text in scene.texts.items()}
+
+
+def _state(text: _Text, page: pg.Box, cells: _Cells) -> int:
+    if not text.visible:
+        return HIDDEN
+    state = SHOWN
+    for area in (page, text.clip):
+        if area is not None:
+            overlap = _overlap(text.bbox, area)
+            if overlap == 0:
+                return HIDDEN
+            if overlap == 1:
+                state = CHECK
+    beneath: Colour | None = WHITE
+    for fill in cells.near(text.bbox):
+        overlap = _overlap(text.bbox, fill.bbox)
+        if overlap == 0:
+            continue
+        if overlap == 1 or fill.order > text.order:
+            return CHECK  # partly over another colour, or under a later shape: character by character
+        beneath = fill.colour
+    if state == SHOWN and text.colour is not None and beneath is not None and _same(text.colour, beneath):
+        return HIDDEN
+    return state
+
+
+class _Cells:
+    """The opaque shapes, by the cells of a grid over the page their boxes touch."""
+
+    def __init__(self, page: pg.Box, fills: list[_Fill]) -> None:
+        self.left, self.bottom = page[0], page[1]
+        self.width = max(page[2] - page[0], 1.0) / _GRID
+        self.height = max(page[3] - page[1], 1.0) / _GRID
+        self.cells: dict[tuple[int, int], list[_Fill]] = {}
+        for fill in fills:
+            for cell in self._cells(fill.bbox):
+                self.cells.setdefault(cell, []).append(fill)
+
+    def _cells(self, box: pg.Box) -> list[tuple[int, int]]:
+        def span(low: float, high: float, origin: float, size: float) -> range:
+            first = min(max(int((low - origin) // size), 0), _GRID - 1)
+            return range(first, min(max(int((high - origin) // size), 0), _GRID - 1) + 1)
+
+        return [(x, y) for x in span(box[0], box[2], self.left, self.width)
+                for y in span(box[1], box[3], self.bottom, self.height)]
+
+    def near(self, box: pg.Box) -> list[_Fill]:
+        found = {fill.order: fill for cell in self._cells(box) for fill in self.cells.get(cell, ())}
+        return [found[order] for order in sorted(found)]
+
+
+class _Piece(NamedTuple):
+    """Visible characters of one text object in a row (or a line break: text "\\n"), with the
+    object's size and box (a character's own box where it was checked alone)."""
+
+    text: str
+    size: float
+    bbox: pg.Box
+    ink: int  # how many of its characters are not white space
+
+
+def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_Piece], str | None, int]:
+    """The visible characters in the text page's order, as pieces; the stamp band's visible
+    text; how many characters were not visible."""
     count = min(raw.FPDFText_CountChars(textpage), pg.MAX_CHARS)
+    states = _states(scene, box)
+    chars = _unicode(raw, textpage, count)
+    # the text object of each character, as a plain address (pypdfium2's typed pointer would
+    # cost a cast per character): the same C function, called through a prototype of our own
+    object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+        ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value or 0)
+    handle = ctypes.cast(textpage, ctypes.c_void_p).value
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
-    out: list[tuple[str, float, pg.Box]] = []
+    pieces: list[_Piece] = []
+    run: list[str] = []
+    ink = 0
+    owner: _Text | None = None  # the object the run's characters belong to
     band: list[str] = []
     unseen = 0
-    for i in range(count):
-        char = chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD)
-        if raw.FPDFText_IsGenerated(textpage, i):
-            out.append(("\n" if char in "\r\n" else " ", 0.0, (0.0, 0.0, 0.0, 0.0)))
-            band.append(" ")
-            continue
-        text = scene.texts.get(_address(raw.FPDFText_GetTextObject(textpage, i)))
-        raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
-        cbox = (left.value, bottom.value, right.value, top.value)
-        if not _ink(char):
-            if text is not None and text.bbox[2] <= box[0] + pg.STAMP_BAND:
+    band_edge = box[0] + pg.STAMP_BAND
+
+    def flush() -> None:
+        nonlocal run, ink
+        if run and owner is not None:
+            pieces.append(_Piece("".join(run), owner.size, owner.bbox, ink))
+        run, ink = [], 0
+
+    for i, char in enumerate(chars):
+        address = object_of(handle, i) or 0
+        text = scene.texts.get(address)
+        if char in _BLANK:
+            if text is not None and text.bbox[2] <= band_edge:
+                band.append(" ")
+            elif char in "\r\n":
+                flush()
+                pieces.append(_NEWLINE)
                 band.append(" ")
             else:
-                out.append((" " if char != "\n" and char != "\r" else "\n", 0.0, cbox))
+                run.append(" ")
             continue
-        if text is None or not _seen(text, cbox, box, scene):
+        state = states.get(address, HIDDEN)
+        if text is None or state == HIDDEN:
             unseen += 1
             continue
-        if text.bbox[2] <= box[0] + pg.STAMP_BAND:
+        if state == CHECK:
+            raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
+            cbox = (left.value, bottom.value, right.value, top.value)
+            if not _seen(text, cbox, box, scene):
+                unseen += 1
+                continue
+        if text.bbox[2] <= band_edge:
             band.append(char)
             continue
-        out.append((char, text.size, cbox))
+        if state == CHECK:
+            flush()
+            pieces.append(_Piece(char, text.size, cbox, 1))
+            continue
+        if text is not owner:
+            flush()
+            owner = text
+        run.append(char)
+        ink += 1
+    flush()
     stamp = " ".join(part for part in "".join(band).split(" ") if part)
-    return out, stamp if "arxiv" in stamp.casefold() else None, unseen
+    return pieces, stamp if "arxiv" in stamp.casefold() else None, unseen
+
+
+_NOWHERE: pg.Box = (0.0, 0.0, 0.0, 0.0)
+_NEWLINE = _Piece("\n", 0.0, _NOWHERE, 0)
+
+
+def _median_size(pieces: list[_Piece]) -> float:
+    """The size of the median visible character: the page's body size."""
+    sized = sorted((piece.size, piece.ink) for piece in pieces if piece.ink)
+    half, seen = sum(n for _size, n in sized) / 2, 0
+    for size, n in sized:
+        seen += n
+        if seen >= half:
+            return size
+    return 0.0
+
+
+def _unicode(raw: Any, textpage: Any, count: int) -> str:
+    """The text page's characters, one str character each: in one call, unless a character
+    beyond the BMP (two UTF-16 units) would shift the rest; then one call a character."""
+    buf = (ctypes.c_ushort * (count + 1))()
+    written = raw.FPDFText_GetText(textpage, 0, count, buf)
+    units = bytes(buf)[: max(written - 1, 0) * 2]
+    if written - 1 == count:
+        text = units.decode("utf-16-le", "surrogatepass")
+        if len(text) == count and not any("\ud800" <= c <= "\udfff" for c in text):
+            return text
+    return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
 
 
 def _seen(text: _Text, cbox: pg.Box, page: pg.Box, scene: _Scene) -> bool:
@@ -188,13 +312,13 @@ def _seen(text: _Text, cbox: pg.Box, page: pg.Box, scene: _Scene) -> bool:
     return text.colour is None or beneath is None or not _same(text.colour, beneath)
 
 
-def _lines(chars: list[tuple[str, float, pg.Box]]) -> list[pg.Line]:
-    """Characters into lines; a change of size within a line (a footnote mark) is a word break."""
+def _lines(pieces: list[_Piece]) -> list[pg.Line]:
+    """Pieces into lines at the text page's line breaks."""
     lines: list[pg.Line] = []
-    run: list[tuple[str, float, pg.Box]] = []
-    for char in [*chars, ("\n", 0.0, (0.0, 0.0, 0.0, 0.0))]:
-        if char[0] != "\n":
-            run.append(char)
+    run: list[_Piece] = []
+    for piece in [*pieces, _NEWLINE]:
+        if piece is not _NEWLINE:
+            run.append(piece)
             continue
         line = _line(run)
         if line is not None:
@@ -203,23 +327,25 @@ def _lines(chars: list[tuple[str, float, pg.Box]]) -> list[pg.Line]:
     return lines
 
 
-def _line(run: list[tuple[str, float, pg.Box]]) -> pg.Line | None:
-    glyphs = [c for c in run if _ink(c[0])]
+def _line(run: list[_Piece]) -> pg.Line | None:
+    """One line: the size most of its characters have; a change of size within it (a footnote
+    mark) is a word break."""
+    glyphs = [piece for piece in run if piece.ink]
     if not glyphs:
         return None
     sizes: dict[float, int] = {}
-    for _c, size, _b in glyphs:
-        sizes[round(size, 1)] = sizes.get(round(size, 1), 0) + 1
+    for piece in glyphs:
+        sizes[round(piece.size, 1)] = sizes.get(round(piece.size, 1), 0) + piece.ink
     size = max(sizes, key=lambda s: (sizes[s], s))
     parts: list[str] = []
     last = None
-    for char, csize, _b in run:
-        if _ink(char) and last is not None and abs(csize - last) > 0.2 * max(csize, last):
+    for piece in run:
+        if piece.ink and last is not None and abs(piece.size - last) > 0.2 * max(piece.size, last):
             parts.append(" ")
-        parts.append(char)
-        last = csize if _ink(char) else last
+        parts.append(piece.text)
+        last = piece.size if piece.ink else last
     text = " ".join(part for part in "".join(parts).split(" ") if part)
-    boxes = [b for _c, _s, b in glyphs]
+    boxes = [piece.bbox for piece in glyphs]
     bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
     return pg.Line(text, size, bbox)
 
@@ -340,6 +466,15 @@ def _intersect(a: pg.Box | None, b: pg.Box | None) -> pg.Box | None:
         return a
     box = (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
     return box if box[0] <= box[2] and box[1] <= box[3] else (box[0], box[1], box[0], box[1])
+
+
+def _overlap(box: pg.Box, area: pg.Box) -> int:
+    """0: `box` lies outside `area`; 1: partly inside; 2: wholly inside."""
+    if box[2] < area[0] or box[0] > area[2] or box[3] < area[1] or box[1] > area[3]:
+        return 0
+    if box[0] >= area[0] and box[2] <= area[2] and box[1] >= area[1] and box[3] <= area[3]:
+        return 2
+    return 1
 
 
 def _inside(x: float, y: float, box: pg.Box) -> bool:
