@@ -221,13 +221,13 @@ class Resolver:
         entry = {"base": self.base, "arxiv": str(arxiv_id), "number": number.body}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, json.dumps(entry).encode("utf-8"), follow=False)
+            write_atomic(path, json.dumps(entry).encode("utf-8"), follow=False, sync=False)
             if fetched.source == "network" and not self._cache_path(number).exists():
                 record = {"base": self.base, "number": number.body, "url": fetched.url, "etag": None,
                           "document": fetched.document}
                 self._cache_path(number).parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(self._cache_path(number), json.dumps(record, ensure_ascii=False).encode("utf-8"),
-                             follow=False)
+                             follow=False, sync=False)
         except (OSError, OutputError):
             pass
 
@@ -347,7 +347,7 @@ class Resolver:
         path = self._cache_path(number)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False)
+            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False, sync=False)
         except (OSError, OutputError):
             pass
 
