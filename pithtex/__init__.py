@@ -42,7 +42,12 @@ _EXPORTS = {
     "Refused": "errors",
     "Undecidable": "errors",
     "UnreadablePdf": "errors",
-    # the use-cases (docs/library.md): what each command does, as a function
+    # the use-cases (docs/library.md): one client, and what each command does, as a function
+    "Client": "client",
+    "FileVerdict": "client",
+    "kind_of": "client",
+    "identify": "arxiv.identify",
+    "Identity": "arxiv.identify",
     "keyring": "client",
     "verify_record": "client",
     "verify_number": "client",

@@ -269,7 +269,7 @@ class Client:
             resolved, fetched, report = self._resolve(shows.arxiv, once, wanted)
             document, source = fetched.document, f"{path} via {fetched.url}"
         if shows is not None:
-            report.checks["arxiv"] = shows_check(canonical_of_or_empty(document), shows)
+            _after_expected(report, "arxiv", shows_check(canonical_of_or_empty(document), shows))
         report.checks["paper"] = verifying.check_paper(document, shown, title)
         return Verification(report, document, source, shows and shows.arxiv, resolved, shows, str(path))
 
@@ -343,7 +343,8 @@ class Client:
             raise _fetching("resolve", None, exc) from None
         report = once.report(number, fetched.document)
         report.checks = {"fetch": verifying.Check("pass", fetched.detail), **report.checks}
-        report.checks["arxiv"] = verifying.Check(*source_problem(canonical_of_or_empty(fetched.document), asked))
+        record = canonical_of_or_empty(fetched.document)
+        _after_expected(report, "arxiv", verifying.Check(*source_problem(record, asked)))
         if wanted is not None:
             report.checks["expected"] = verifying.Check(*_same(wanted, number, asked))
         if report.verified:
@@ -472,6 +473,15 @@ def _same(wanted: PithNumber, number: PithNumber, asked: ArxivId) -> tuple[Liter
     if wanted.body != number.body:
         return "fail", f"the resolver names {number.body} for {asked.prefixed}, not {wanted.body}"
     return "pass", f"the resolver names {number.body} for {asked.prefixed}, the number expected"
+
+
+def _after_expected(report: Report, name: str, check: verifying.Check) -> None:
+    """Put (or replace) a check right after the record's own checks on its number, where a
+    reader looks for what the record is of."""
+    checks = {key: value for key, value in report.checks.items() if key != name}
+    keys = list(checks)
+    at = keys.index("expected") + 1 if "expected" in keys else len(keys)
+    report.checks = {**dict(list(checks.items())[:at]), name: check, **dict(list(checks.items())[at:])}
 
 
 def _fetching(step: str, number: PithNumber | None, exc: PithError) -> PithError:

@@ -247,3 +247,44 @@ def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
             "print(rc, sorted(m for m in sys.modules if m.startswith(('pypdfium2', 'pypdf', 'pithtex.pdf.page'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split("\n")[-2] == "0 []", out.stdout + out.stderr
+
+
+def test_memory_and_open_files_stay_flat_over_many_pdfs(tmp_path):
+    """Ten times the files, the same peak of Python memory and of open files: nothing of one
+    file is kept for the next (a count, not a time: 60 PDFs against 600). The files are named
+    lazily here; a folder's listing costs its names (about 100 bytes each), read one folder
+    at a time."""
+    import os
+    import tracemalloc
+
+    one = arxiv_pdf(tmp_path / "one.pdf").read_bytes()
+
+    def folder(n: int) -> Path:
+        made = tmp_path / f"n{n}"
+        made.mkdir()
+        for i in range(n):
+            (made / f"{i:05d}.pdf").write_bytes(one)
+        return made
+
+    small, large = folder(60), folder(600)
+    client = Client(base_url="http://127.0.0.1:9", offline=True, cache=tmp_path / "cache")
+
+    def run(where: Path) -> tuple[int, int, int]:
+        open_files = [0]
+        names = (where / f"{i:05d}.pdf" for i in range(len(os.listdir(where))))
+
+        def count_open(_done: int, _name: str) -> None:
+            open_files[0] = max(open_files[0], len(os.listdir("/proc/self/fd")))
+
+        tracemalloc.start()
+        undecided = sum(v.exit_code == 3 for v in client.verify_files(names, progress=count_open))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return undecided, peak, open_files[0]
+
+    run(small)  # once first: imports and the interpreter's own caches
+    n_small, peak_small, files_small = run(small)
+    n_large, peak_large, files_large = run(large)
+    assert (n_small, n_large) == (60, 600)  # each read, identified, and offline without a cached record
+    assert peak_large < peak_small * 1.25 + 64 * 1024, (peak_small, peak_large)
+    assert files_large <= files_small + 1, (files_small, files_large)

@@ -71,24 +71,26 @@ def run(args: Namespace) -> int:
         flag = "--online" if args.online else "--offline"
         raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {args.file[0]} is verified from its "
                         f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
-    return _show(args, client, password)
+    return _show(args, client, password)  # one target
 
 
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:
     """Run one verification and print it; with --json, a record that could not be had still
     gets a report of the report's shape, naming the step that failed."""
-    from ..client import failed_report
+    from ..client import failed_report, kind_of
     from ..errors import InvalidNumber, PithError
 
-    target = args.file[0]
+    target, kind = args.file[0], kind_of(args.file[0])
     try:
         checked = client.verify(target, expect=args.number, title=args.title, record=args.record, password=password)
     except InvalidNumber as exc:
+        if kind != "number":
+            raise
         raise InvalidNumber(f"{target!r} is neither a record file nor a Pith Number ({exc})") from None
     except PithError as exc:
         failed = failed_report(exc)
         if args.json and failed is not None:
-            emit_json(failed)
+            emit_json({**failed, **({"arxiv": target.removeprefix("arXiv:")} if kind == "arxiv" else {})})
         raise
     if args.json:
         emit_json(checked.as_dict())
