@@ -266,7 +266,11 @@ class Client:
             report = once.report(carried, document)
             report.checks = {"fetch": verifying.Check("pass", fetched.detail), **report.checks}
         else:
-            resolved, fetched, report = self._resolve(shows.arxiv, once, wanted)
+            try:
+                resolved, fetched, report = self._resolve(shows.arxiv, once, wanted)
+            except PithError as exc:
+                exc.shows = shows  # type: ignore[attr-defined]  # what the PDF said it was, for a batch's line
+                raise
             document, source = fetched.document, f"{path} via {fetched.url}"
         if shows is not None:
             _after_expected(report, "arxiv", shows_check(canonical_of_or_empty(document), shows))
@@ -290,7 +294,8 @@ class Client:
             checked = self.verify_pdf(path, password=password)
         except PithError as exc:
             word = STATE_OF_EXIT.get(exc.exit_code, "error") if exc.exit_code != errors.BAD_INPUT else "error"
-            return FileVerdict(str(path), None, None, word, exc.exit_code, f"{word}: {exc}")
+            shows = getattr(exc, "shows", None)
+            return FileVerdict(str(path), shows and str(shows.arxiv), None, word, exc.exit_code, f"{word}: {exc}")
         arxiv = checked.arxiv or _source_id(checked.document)
         return FileVerdict(str(path), arxiv and str(arxiv), checked.report.number,
                            STATE_OF_EXIT[checked.exit_code], checked.exit_code, checked.summary)
