@@ -1,110 +1,26 @@
-"""The `pithtex` command line: parsing and printing only.
-
-Each subcommand lives in its own module `pithtex.cli.<name>` with two functions:
-`register(subparsers)` adds its parser, and `run(args) -> int` does the work by calling
-one library function. Modules import heavy libraries inside `run`, so `pithtex --help`
-and fast commands stay fast (interpreter start-up counts in every benchmark).
-"""
+"""The `pithtex` command line: parsing and printing only. Each subcommand `pithtex.cli.<name>`
+has `register(subparsers)` (its parser, pithtex/cli/parsing.py) and `run(args) -> int`, which
+calls one library function (pithtex/client.py), importing heavy libraries inside `run` so
+`pithtex --help` and fast commands stay fast; this module runs one and reports its errors."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from .. import errors
-from ..brand import VERSION
 from ..errors import PithError, bug_message
 from ..safetext import SafeStream, unfiltered
 from ..value import TYPE_CHECKING
+from .parsing import COMMANDS, Parser, add_command, build_parser, help_text, time_limit, warn_refused, with_remedy
 
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from .parsing import Subparsers
 
-    from ..trust import KeyRing
-
-    # What add_subparsers() returns: argparse names the class only privately (typeshed too).
-    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
-
-# Order here is the order in `pithtex --help`.
-COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle")
-
-EPILOG = """\
-examples:
-  pithtex number pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6
-  pithtex number --record examples/seed-record.json --json
-  pithtex verify examples/seed-record.json
-
-exit codes: 0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
-70 a bug in pithtex (please report it). With --json, an error is also printed on stdout as
-{"error": "...", "exit_code": N}. PITHTEX_DEBUG=1 adds the traceback to an error line.
-"""
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
-    parser = argparse.ArgumentParser(
-        prog="pithtex",
-        description="Pith Numbers for papers: compute, verify, put them into LaTeX and PDFs, make badges.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only else COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
-    return parser
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors as one line (and JSON with --json) and exit code 2."""
-
-    json_errors = False  # set by main() when the command line asks for --json
-
-    def error(self, message: str) -> NoReturn:
-        _report_error(f"{message} (see {self.prog} --help)", 2, as_json=_Parser.json_errors, prefix=f"{self.prog}: ")
-        sys.exit(errors.BAD_INPUT)
-
-
-def add_command(subparsers: Subparsers, name: str, help: str, description: str,
-                epilog: str = "") -> argparse.ArgumentParser:
-    """A subcommand parser that formats its examples verbatim and reports errors in one line."""
-    parser = subparsers.add_parser(
-        name,
-        help=help,
-        description=description,
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.__class__ = _Parser
-    return parser
-
-
-def help_text(command: str) -> str:
-    """A command's epilog (examples and what its verdicts mean), kept in pithtex/data/help-COMMAND.txt."""
-    from pathlib import Path
-
-    return (Path(__file__).parent.parent / "data" / f"help-{command}.txt").read_text("utf-8")
-
-
-def warn_refused(keys_file: str | None) -> KeyRing:
-    """The key ring of --keys, each key it may not add named on stderr."""
-    from ..client import keyring
-
-    keys = keyring(keys_file)
-    for refusal in keys.refused:
-        print(f"pithtex: warning: {refusal}", file=sys.stderr)
-    return keys
-
-
-def time_limit(value: float, option: str) -> float:
-    """`value` when it is a usable time limit for `option`; else PithError (exit 2)."""
-    from ..limits import usable_seconds
-
-    return usable_seconds(value, f"{option} {value:g}")
-
+__all__ = ["COMMANDS", "Subparsers", "add_command", "build_parser", "emit_json", "help_text", "time_limit",
+           "warn_refused", "with_remedy"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code from the contract, never a traceback
@@ -121,12 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    as_json = _Parser.json_errors = "--json" in argv
+    as_json = Parser.json_errors = "--json" in argv
     _quiet_streams()
     _terminate_cleanly()
     first = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(first if first in COMMANDS else None)
-    parser.__class__ = _Parser
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
@@ -135,32 +50,24 @@ def _main(argv: list[str]) -> int:
     try:
         return int(module.run(args) or 0)
     except PithError as exc:
-        return _report_error(with_remedy(exc), exc.exit_code, as_json, exc)
+        return report_error(with_remedy(exc), exc.exit_code, as_json, exc)
     except KeyboardInterrupt:
         # The decision is made: a second Ctrl-C (an impatient user) must not kill the process
         # by the signal while it reports, which would end it with -SIGINT instead of 130.
         import signal
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        return _report_error("interrupted", errors.INTERRUPTED, as_json)
+        return report_error("interrupted", errors.INTERRUPTED, as_json)
     except BrokenPipeError:
         return errors.OK  # the reader (e.g. `| head`) has what it wanted
     except OSError as exc:  # the system refused (permissions, space, I/O): unusable, not a bug
         where = f"{exc.filename}: " if exc.filename else ""
-        return _report_error(f"{where}{exc.strerror or exc}", errors.BAD_INPUT, as_json, exc)
+        return report_error(f"{where}{exc.strerror or exc}", errors.BAD_INPUT, as_json, exc)
     except Exception as exc:  # anything else is a bug: say so, never as if the input were bad
-        return _report_error(bug_message(exc), errors.BUG, as_json, exc)
+        return report_error(bug_message(exc), errors.BUG, as_json, exc)
 
 
-def with_remedy(exc: PithError) -> str:
-    """The error's message, and the flag that would make it go ahead: "... (use --force to replace it)"."""
-    if exc.remedy is None:
-        return str(exc)
-    option, effect = exc.remedy
-    return f"{exc} (use --{option.replace('_', '-')} to {effect})"
-
-
-def _report_error(message: str, code: int, as_json: bool, exc: BaseException | None = None,
+def report_error(message: str, code: int, as_json: bool, exc: BaseException | None = None,
                   prefix: str = "pithtex: ") -> int:
     """One line on stderr (after the traceback under PITHTEX_DEBUG=1); with --json also
     {"error", "exit_code"} on stdout, unless the command already printed its JSON report."""

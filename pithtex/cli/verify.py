@@ -13,12 +13,8 @@ if TYPE_CHECKING:
     from ..client import Client, Verification
     from . import Subparsers
 
-MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
-
-
 def register(subparsers: Subparsers) -> None:
-    p = add_command(
-        subparsers, "verify",
+    p = add_command(subparsers, "verify",
         help="verify a record's hash, number and Ed25519 receipt (a file, or fetched --online)",
         description="Recompute a record's canonical hash and number, compare them with what the "
         "file states, and check the registry's Ed25519 receipt against the pinned keys. Given a Pith "
@@ -56,11 +52,10 @@ def run(args: Namespace) -> int:
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
     password = args.password.encode("utf-8") if args.password else None
-    many = len(args.file) > 1 or Path(args.file[0]).is_dir()
-    if many:
+    if len(args.file) > 1 or Path(args.file[0]).is_dir():
         if args.record or args.save or args.number or args.title:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
-        from .progress import verify_many
+        from .verdicts import verify_many
 
         return verify_many(client, args.file, password, args.json)
     kind = kind_of(args.file[0])
@@ -95,6 +90,8 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
     if args.json:
         emit_json(checked.as_dict())
     else:
+        from .verdicts import print_report
+
         print_report(checked)
     _save(args, checked)
     return checked.exit_code
@@ -108,17 +105,3 @@ def _save(args: Namespace, checked: Verification) -> None:
         note = (f"wrote {args.save} ({checked.report.headline_number.body}, {verdict})" if save_record(
             checked, args.save) else f"{args.save} not written: the record is {verdict}")
         print(f"pithtex: note: {note}", file=sys.stderr)
-
-
-def print_report(checked: Verification) -> None:
-    from ..safetext import line
-
-    report = checked.report
-    print(f"{report.headline_number}  {report.verdict}  ({line(checked.source)})")
-    for name, check in report.checks.items():
-        print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
-    if report.verified and report.title:
-        print(f"  Paper: {line(report.title)} (its title hashes to the signed title_canon_sha256)")
-    print(f"  {line(checked.summary)}")
-    if report.verified:
-        print("  Signed: the canonical record only. Paper details, status and citations are not covered.")

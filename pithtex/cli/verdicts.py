@@ -1,5 +1,6 @@
-"""Many PDFs at once (`pithtex verify A.pdf B.pdf FOLDER/`): one line a file, a progress bar on
-a terminal, the worst verdict's exit code. Lines are printed as verdicts come: nothing is kept."""
+"""How `pithtex verify` prints: one target's report (its checks, then what holds in one line),
+or for many PDFs (`verify A.pdf B.pdf FOLDER/`) one line a file, a progress bar on a terminal,
+the worst verdict's exit code. Lines are printed as verdicts come: nothing is kept."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import sys
 from ..value import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..client import Client, FileVerdict
+    from ..client import Client, FileVerdict, Verification
 
 BAR = 24  # characters of the progress bar
+MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
 
 
 def verify_many(client: Client, targets: list[str], password: bytes | None, as_json: bool) -> int:
@@ -56,3 +58,17 @@ class _Bar:
     def clear(self) -> None:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
+
+
+def print_report(checked: Verification) -> None:
+    from ..safetext import line
+
+    report = checked.report
+    print(f"{report.headline_number}  {report.verdict}  ({line(checked.source)})")
+    for name, check in report.checks.items():
+        print(f"  [{MARKS[check.status]}] {name:<10} {line(check.detail)}")
+    if report.verified and report.title:
+        print(f"  Paper: {line(report.title)} (its title hashes to the signed title_canon_sha256)")
+    print(f"  {line(checked.summary)}")
+    if report.verified:
+        print("  Signed: the canonical record only. Paper details, status and citations are not covered.")
