@@ -249,7 +249,8 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome, 
     found = facts.number
     number = opts.number or found
     if number is None:
-        raise PithError(f"{src}: no Pith Number in this PDF, and none given (a number, or a record file)")
+        raise PithError(f"{src}: no Pith Number in this PDF, no arXiv identity of its own, and none given "
+                        "(a number, or a record file)", remedy=("number", "give it"))
     if found is not None and found.body != number.body and not opts.force:
         raise Refused(f"{src}: already carries Pith Number {found.body}, not {number.body}",
                       remedy=("force", "replace it"))
