@@ -195,3 +195,25 @@ def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
                            "--record", str(SEED_PATH)], capture_output=True, text=True, timeout=120)
     assert "pypdfium2" in {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
                            if line.startswith("import time:")}
+
+
+EXAMPLE_CLASSES = ["IEEEtran", "acmart", "amsart", "article", "beamer", "cas-dc", "elsarticle", "llncs", "revtex4-2",
+                   "scrartcl"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", EXAMPLE_CLASSES)
+def test_every_example_class_shows_its_title_as_page_ones_title(tmp_path, cls):
+    """Real pdflatex PDFs of examples/: the title is found among page 1's title lines, whatever
+    the class makes of it (IEEEtran at 24 pt, revtex at 12 pt over 10 pt, amsart in capitals at
+    the body size, beamer on a slide), and pith.sty's number line is not taken for hidden text."""
+    from .conftest import example_paper
+
+    folder = example_paper(cls, tmp_path / cls)
+    for _ in range(2):
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], cwd=folder, capture_output=True,
+                       timeout=120)
+    page = read_page_one(folder / "paper.pdf")
+    heading = "\n".join(line.text for line in title_lines(page))
+    assert titles.shows("Papers that Carry their Own Identifier", heading), (heading, page.lines[:6])
+    assert page.hidden == 0 and any("pith:" in line.text for line in page.lines), page.lines

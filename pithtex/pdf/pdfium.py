@@ -99,7 +99,7 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
         pieces, stamp, unseen = _chars(raw, textpage, scene, box)
     finally:
         raw.FPDFText_ClosePage(textpage)
-    body = _median_size(pieces)
+    body = _body_size(pieces, box)
     floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
     small = sum(piece.ink for piece in pieces if piece.ink and piece.size < floor)
     lines = _lines([piece for piece in pieces if not piece.ink or piece.size >= floor])
@@ -272,14 +272,19 @@ _NOWHERE: pg.Box = (0.0, 0.0, 0.0, 0.0)
 _NEWLINE = _Piece("\n", 0.0, _NOWHERE, 0)
 
 
-def _median_size(pieces: list[_Piece]) -> float:
-    """The size of the median visible character: the page's body size."""
-    sized = sorted((piece.size, piece.ink) for piece in pieces if piece.ink)
-    half, seen = sum(n for _size, n in sized) / 2, 0
-    for size, n in sized:
-        seen += n
-        if seen >= half:
-            return size
+def _body_size(pieces: list[_Piece], box: pg.Box) -> float:
+    """The page's body size: the size most of the visible characters below its top part have
+    (a title page's own title may outnumber its body text: "below" keeps it out), or of all of
+    them on a page with nothing below. Not the median: that falls on a short page's abstract
+    and footnotes, and takes its body text for display text."""
+    middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
+    for chosen in ([piece for piece in pieces if piece.ink and piece.bbox[3] < middle], pieces):
+        counts: dict[float, int] = {}
+        for piece in chosen:
+            if piece.ink:
+                counts[round(piece.size, 1)] = counts.get(round(piece.size, 1), 0) + piece.ink
+        if counts:
+            return max(counts, key=lambda size: (counts[size], -size))
     return 0.0
 
 
