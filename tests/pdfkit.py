@@ -34,11 +34,14 @@ ENCRYPTIONS = {
 
 
 def make_pdf(path: Path, *, streams: bool = False, xmp: bytes | None = None, pages: int = 1,
-             title: str = "A test") -> Path:
+             title: str = "A test", shows_title: bool = False) -> Path:
+    """`pages` Letter pages reading "page N"; with `shows_title`, page 1 also sets `title`
+    large at its top, as a paper does (its Info /Title is `title` either way)."""
     pdf = pikepdf.new()
     for i in range(pages):
         page = pdf.add_blank_page(page_size=(612, 792))
-        page.Contents = pdf.make_stream(b"BT /F1 12 Tf 72 700 Td (page %d) Tj ET" % (i + 1))
+        heading = wrapped(title, 20, 750) if shows_title and i == 0 else b""
+        page.Contents = pdf.make_stream(heading + b"BT /F1 12 Tf 72 700 Td (page %d) Tj ET" % (i + 1))
         page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pikepdf.Dictionary(
             Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)))
     pdf.docinfo["/Title"] = title
@@ -75,9 +78,12 @@ def show_encryption(path: Path, password: str = "") -> str:
 
 def pdfa_file(path: Path, part: str, title: str | None = None) -> Path:
     """A one-page pikepdf file whose XMP claims PDF/A-`part`b (a claim only, not a valid PDF/A),
-    with `title` as its XMP dc:title when given."""
+    with `title` as its XMP dc:title, and set large at the top of its page, when given."""
     with pikepdf.new() as pdf:
-        pdf.add_blank_page()
+        page = pdf.add_blank_page(page_size=(612, 792))
+        if title is not None:
+            page.Contents = pdf.make_stream(wrapped(title, 20, 740))
+            page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA))
         with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["pdfaid:part"] = part
             meta["pdfaid:conformance"] = "B"
