@@ -65,13 +65,19 @@ def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) ->
     import pypdfium2 as pdfium
 
     try:
-        doc = pdfium.PdfDocument(str(path), password=password.decode("latin-1") if password else None)
+        # pypdfium2 hands PDFium a str password as UTF-8: the same bytes, for a UTF-8 password
+        doc = pdfium.PdfDocument(str(path), password=password.decode("utf-8") if password else None)
+    except UnicodeDecodeError:
+        return pg.PageOne(problem="PDFium takes only a UTF-8 password: page 1 was not read")
     except pdfium.PdfiumError as exc:
         return pg.PageOne(problem=f"PDFium cannot open the PDF ({exc})"[:200])
     try:
         if len(doc) < 1:
             return pg.PageOne(problem="the PDF has no pages")
-        page = doc[0]
+        try:
+            page = doc[0]
+        except pdfium.PdfiumError as exc:
+            return pg.PageOne(problem=f"PDFium cannot load page 1 ({exc})"[:200])
         try:
             return _read(doc, page, hidden)
         finally:
