@@ -126,19 +126,30 @@ def body_text(lines: int = 30, y: float = 560, sentence: str = "") -> bytes:
 
 def page_pdf(path: Path, content: bytes, *, info_title: str | None = None, xmp_title: str | None = None,
              pith_title: str | None = None, layer: bytes | None = None, layer_on: bool = False,
-             annotation: str | None = None, uri: str | None = None) -> Path:
-    """A one-page Letter PDF drawing `content` (Helvetica as /F1), with `layer` drawn in an
-    optional-content group that the default configuration turns on or off, the given
-    metadata titles, a FreeText annotation and a URI link."""
+             layer_how: str = "marked", annotation: str | None = None, uri: str | None = None) -> Path:
+    """A one-page Letter PDF drawing `content` (Helvetica as /F1; /GS0 an ExtGState whose fill
+    is fully transparent), with `layer` drawn in an optional-content group that the default
+    configuration turns on or off: in marked content (`layer_how` "marked"), the same with the
+    group off by /BaseState ("base-state"), or as a form XObject whose /OC is the group ("form");
+    the given metadata titles, a FreeText annotation and a URI link."""
     pdf = pikepdf.new()
     page = pdf.add_blank_page(page_size=(612, 792))
-    resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA))
+    resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA),
+                                   ExtGState=pikepdf.Dictionary(GS0=pikepdf.Dictionary(ca=0)))
     if layer is not None:
         group = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.OCG, Name=pikepdf.String("Layer")))
         resources.Properties = pikepdf.Dictionary(oc1=group)
         default = pikepdf.Dictionary(ON=[group]) if layer_on else pikepdf.Dictionary(OFF=[group])
+        if layer_how == "base-state" and not layer_on:
+            default = pikepdf.Dictionary(BaseState=pikepdf.Name.OFF)
         pdf.Root.OCProperties = pikepdf.Dictionary(OCGs=[group], D=default)
-        content += b"/OC /oc1 BDC\n" + layer + b"EMC\n"
+        if layer_how == "form":
+            form = pdf.make_stream(layer, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Form, BBox=[0, 0, 612, 792],
+                                   OC=group, Resources=pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA)))
+            resources.XObject = pikepdf.Dictionary(Fm1=form)
+            content += b"/Fm1 Do\n"
+        else:
+            content += b"/OC /oc1 BDC\n" + layer + b"EMC\n"
     page.Contents = pdf.make_stream(content)
     page.Resources = resources
     annots = []

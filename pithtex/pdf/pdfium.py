@@ -33,6 +33,7 @@ _INVISIBLE_MODES = (3, 7)
 _BLANK = frozenset(" \t\r\n\x0b\x0c\xa0\u2002\u2003\u2009\u200a\u200b\u3000")
 
 _STROKE_ONLY = (1, 5)
+_FILL_AND_STROKE = (2, 6)
 
 
 class _Text(NamedTuple):
@@ -127,6 +128,8 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
         elif kind == raw.FPDF_PAGEOBJ_TEXT:
             mode = raw.FPDFTextObj_GetTextRenderMode(obj)
             colour, transparent = _colour(raw, obj, stroke=mode in _STROKE_ONLY)
+            if transparent and mode in _FILL_AND_STROKE:
+                colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
             size, squeezed = _size(raw, obj)
             visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed)
             scene.texts[_address(obj)] = _Text(visible, colour, here, scene.count, _bounds(raw, obj), size)
