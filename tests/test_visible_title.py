@@ -222,3 +222,17 @@ def test_every_example_class_shows_its_title_as_page_ones_title(tmp_path, cls):
     heading = "\n".join(line.text for line in title_lines(page))
     assert titles.shows("Papers that Carry their Own Identifier", heading), (heading, page.lines[:6])
     assert page.hidden == 0 and any("pith:" in line.text for line in page.lines), page.lines
+
+
+def test_a_page_whose_text_and_shapes_tangle_is_refused_by_a_count(tmp_path):
+    """1,500 page-sized shapes beneath 1,500 words: each word would be compared with each shape
+    (2.25 M comparisons, over MAX_WORK): refused, a count and not a time."""
+    from pithtex.pdf.page import MAX_WORK
+
+    shapes = b"q 0.99 g 0 0 612 792 re f Q\n" * 1500
+    words = b"".join(run("word", 10, 72 + (i % 10) * 45, 100 + (i // 10) * 4) for i in range(1500))
+    assert MAX_WORK < 1500 * 1500
+    page = read_page_one(page_pdf(tmp_path / "tangled.pdf", shapes + words))
+    assert page.problem is not None and "overlap too much to tell what it shows" in page.problem
+    fewer = read_page_one(page_pdf(tmp_path / "plain.pdf", shapes[: 30 * 28] + words))  # 30 shapes
+    assert fewer.problem is None and fewer.hidden == 0 and fewer.text.split().count("word") == 1500

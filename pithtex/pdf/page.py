@@ -33,6 +33,8 @@ MAX_CONTENT = 4 * 1024 * 1024
 # Objects PDFium parsed on page 1, and characters of its text read: beyond these, unchecked.
 MAX_OBJECTS = 100_000
 MAX_CHARS = 100_000
+# Comparisons of text with the shapes near it (what lies beneath, what covers it), page 1 in all.
+MAX_WORK = 2_000_000
 # Characters smaller than this share of the body size, or than MIN_SIZE points, are not seen.
 SMALL_SHARE = 0.5
 MIN_SIZE = 4.0

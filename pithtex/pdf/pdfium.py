@@ -104,6 +104,8 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     textpage = raw.FPDFText_LoadPage(page.raw)
     try:
         pieces, stamp, unseen = _chars(raw, textpage, scene, box)
+    except TooTangled as exc:
+        return pg.PageOne(problem=str(exc), box=box)
     finally:
         raw.FPDFText_ClosePage(textpage)
     body = _body_size(pieces, box)
@@ -147,8 +149,7 @@ HIDDEN, SHOWN, CHECK = 0, 1, 2
 _GRID = 16  # the page cut into _GRID x _GRID cells, to find the shapes near a box quickly
 
 
-def _states(scene: _Scene, box: pg.Box) -> dict[int, int]:
-    cells = _Cells(box, scene.fills)
+def _states(scene: _Scene, cells: _Cells, box: pg.Box) -> dict[int, int]:
     return {address: _state(text, box, cells) for address, text in scene.texts.items()}
 
 
@@ -176,6 +177,10 @@ def _state(text: _Text, page: pg.Box, cells: _Cells) -> int:
     return state
 
 
+class TooTangled(Exception):
+    """A page 1 whose visibility would take more than MAX_WORK comparisons to decide."""
+
+
 class _Cells:
     """The opaque shapes, by the cells of a grid over the page their boxes touch."""
 
@@ -184,6 +189,7 @@ class _Cells:
         self.width = max(page[2] - page[0], 1.0) / _GRID
         self.height = max(page[3] - page[1], 1.0) / _GRID
         self.cells: dict[tuple[int, int], list[_Fill]] = {}
+        self.work = 0  # shapes looked at so far: a page whose text and shapes overlap too much is refused
         for fill in fills:
             for cell in self._cells(fill.bbox):
                 self.cells.setdefault(cell, []).append(fill)
@@ -198,6 +204,10 @@ class _Cells:
 
     def near(self, box: pg.Box) -> list[_Fill]:
         found = {fill.order: fill for cell in self._cells(box) for fill in self.cells.get(cell, ())}
+        self.work += len(found) + 1
+        if self.work > pg.MAX_WORK:
+            raise TooTangled(f"page 1's text and shapes overlap too much to tell what it shows (over "
+                             f"{pg.MAX_WORK:,} comparisons)")
         return [found[order] for order in sorted(found)]
 
 
@@ -215,7 +225,8 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
     """The visible characters in the text page's order, as pieces; the stamp band's visible
     text; how many characters were not visible."""
     count = min(raw.FPDFText_CountChars(textpage), pg.MAX_CHARS)
-    states = _states(scene, box)
+    cells = _Cells(box, scene.fills)
+    states = _states(scene, cells, box)
     chars = _unicode(raw, textpage, count)
     # the text object of each character, as a plain address (pypdfium2's typed pointer would
     # cost a cast per character): the same C function, called through a prototype of our own
@@ -257,7 +268,7 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
         if state == CHECK:
             raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
             cbox = (left.value, bottom.value, right.value, top.value)
-            if not _seen(text, cbox, box, scene):
+            if not _seen(text, cbox, box, cells):
                 unseen += 1
                 continue
         if text.bbox[2] <= band_edge:
@@ -310,14 +321,14 @@ def _unicode(raw: Any, textpage: Any, count: int) -> str:
     return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
 
 
-def _seen(text: _Text, cbox: pg.Box, page: pg.Box, scene: _Scene) -> bool:
+def _seen(text: _Text, cbox: pg.Box, page: pg.Box, cells: _Cells) -> bool:
     if not text.visible:
         return False
     x, y = (cbox[0] + cbox[2]) / 2, (cbox[1] + cbox[3]) / 2
     if not _inside(x, y, page) or (text.clip is not None and not _inside(x, y, text.clip)):
         return False
     beneath: Colour | None = WHITE
-    for fill in scene.fills:
+    for fill in cells.near((x, y, x, y)):
         if not _inside(x, y, fill.bbox):
             continue
         if fill.order > text.order:
