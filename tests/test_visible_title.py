@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pithtex import titles
-from pithtex.pdf.page import read_page_one, title_lines
+from pithtex.pdf.page import read_page_one, shows_title, title_lines
 from pithtex.pdf.shown import shown_of
 from pithtex.verify import check_paper
 
@@ -117,8 +117,9 @@ def test_the_page_read_as_a_reader_sees_it(tmp_path):
     assert page.problem is None and page.body_size == 10 and page.uris == ("https://arxiv.org/abs/1706.03762v5",)
     assert page.hidden == sum(1 for c in SEED_TITLE if c != " ")  # the white 0.5 pt copy
     heading = title_lines(page)
-    assert [line.size for line in heading] == [20, 20] and titles.shows(SEED_TITLE, "\n".join(
-        line.text for line in heading))
+    assert [line.size for line in heading] == [20, 20] and shows_title(page, SEED_TITLE)
+    assert not shows_title(page, OTHER)
+
     assert heading[0].bbox[3] > heading[1].bbox[3] > page.lines[-1].bbox[3]
     assert page.lines[-1].size == 10
 

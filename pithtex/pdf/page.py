@@ -112,6 +112,14 @@ def title_text(page: PageOne) -> str:
     return "\n".join(line.text for line in title_lines(page))
 
 
+def shows_title(page: PageOne, title: str) -> bool:
+    """True when page 1's title is `title` (a record's, TeX and all), matched as whole words
+    with symbols kept (pithtex/titles.py)."""
+    from .. import titles
+
+    return titles.shows(title, title_text(page))
+
+
 def read_page_one(path: str | Path, password: bytes | None = None) -> PageOne:
     """Page 1 of the PDF at `path` as a reader sees it; problems end up in `problem`, never raised."""
     try:
