@@ -7,20 +7,21 @@ alike), best of --repeat, in CPU seconds (this process's, and pdftotext's as its
 reader in-process, as one `verify` over many files runs it, pdftotext as a process per file,
 as a shell loop runs it. With --verify, one `pithtex verify
 FILE...` subprocess over all the files as well (the batch command of issue 24 item 6; each file
-must carry a Pith Number or an arXiv stamp its resolver answers, e.g. --base-url of a loopback
-resolver given after --).
+must carry a Pith Number or an arXiv stamp its resolver answers, e.g. the --base-url of a
+loopback resolver in --verify's ARGS).
 
 Without PDFs given, it makes --make arXiv-like ones: real pdflatex papers (pith.sty's article
 example with a two-column body), each with arXiv's rotated stamp in the left margin.
 
 Run: .venv/bin/python bench/page_one.py [PDF or FOLDER ...] [--repeat 3] [--make 60]
-     [--verify -- --record examples/seed-record.json]
+     [--verify '--base-url http://127.0.0.1:PORT']
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -133,7 +134,7 @@ def verify_all(files: list[Path], extra: list[str]) -> tuple[float, float]:
     proc = subprocess.run([exe, "verify", *map(str, files), *extra], capture_output=True, text=True, timeout=600)
     verify = time.perf_counter() - start
     if proc.returncode == 2:
-        print(f"  pithtex verify over {len(files)} files refused: {proc.stderr.strip()[:200]}")
+        raise SystemExit(f"pithtex verify over {len(files)} files refused (exit 2): {proc.stderr.strip()[:160]}")
     start = time.perf_counter()
     for path in files:
         pdftotext(path)
@@ -145,7 +146,8 @@ def main() -> None:
     parser.add_argument("pdfs", nargs="*")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--make", type=int, default=60)
-    parser.add_argument("--verify", nargs=argparse.REMAINDER, default=None)
+    parser.add_argument("--verify", metavar="ARGS", default=None,
+                        help="also time one `pithtex verify FILE... ARGS` (ARGS one string, e.g. '--base-url URL')")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         files = pdfs_in(args.pdfs) if args.pdfs else make_papers(Path(tmp), args.make)
@@ -160,8 +162,7 @@ def main() -> None:
         ratio = sum(best["pithtex (PDFium)"]) / base
         print(f"  reader target <= {TARGET}x pdftotext: {'met' if ratio <= TARGET else 'NOT met'} (x{ratio:.2f})")
         if args.verify is not None:
-            extra = [a for a in args.verify if a != "--"]
-            verify, loop = verify_all(files, extra)
+            verify, loop = verify_all(files, shlex.split(args.verify))
             print(f"  one pithtex verify over all: {verify:.2f} s; pdftotext -l 1 on each: {loop:.2f} s; "
                   f"x{verify / loop:.2f} (target <= {TARGET}x)")
 

@@ -317,7 +317,7 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
         # /Title (a DOI, arXiv's stamp, a template's) proves nothing.
         if titles.is_title(text) and titles.unrelated(wanted, text) and titles.shows(text, heading):
             return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is the title set "
-                         f"on page 1, the record's title {_quoted(wanted)} is not")
+                         f"on page 1, the record's title {_quoted(wanted)} is not page 1's title")
     if titles.shows(wanted, heading):
         return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})")
     return Check(UNKNOWN, _not_shown(wanted, shown, named))

@@ -34,11 +34,14 @@ ENCRYPTIONS = {
 
 
 def make_pdf(path: Path, *, streams: bool = False, xmp: bytes | None = None, pages: int = 1,
-             title: str = "A test") -> Path:
+             title: str = "A test", shows_title: bool = False) -> Path:
+    """`pages` Letter pages reading "page N"; with `shows_title`, page 1 also sets `title`
+    large at its top, as a paper does (its Info /Title is `title` either way)."""
     pdf = pikepdf.new()
     for i in range(pages):
         page = pdf.add_blank_page(page_size=(612, 792))
-        page.Contents = pdf.make_stream(b"BT /F1 12 Tf 72 700 Td (page %d) Tj ET" % (i + 1))
+        heading = wrapped(title, 20, 750) if shows_title and i == 0 else b""
+        page.Contents = pdf.make_stream(heading + b"BT /F1 12 Tf 72 700 Td (page %d) Tj ET" % (i + 1))
         page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pikepdf.Dictionary(
             Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)))
     pdf.docinfo["/Title"] = title
@@ -75,9 +78,12 @@ def show_encryption(path: Path, password: str = "") -> str:
 
 def pdfa_file(path: Path, part: str, title: str | None = None) -> Path:
     """A one-page pikepdf file whose XMP claims PDF/A-`part`b (a claim only, not a valid PDF/A),
-    with `title` as its XMP dc:title when given."""
+    with `title` as its XMP dc:title, and set large at the top of its page, when given."""
     with pikepdf.new() as pdf:
-        pdf.add_blank_page()
+        page = pdf.add_blank_page(page_size=(612, 792))
+        if title is not None:
+            page.Contents = pdf.make_stream(wrapped(title, 20, 740))
+            page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA))
         with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["pdfaid:part"] = part
             meta["pdfaid:conformance"] = "B"
@@ -120,19 +126,30 @@ def body_text(lines: int = 30, y: float = 560, sentence: str = "") -> bytes:
 
 def page_pdf(path: Path, content: bytes, *, info_title: str | None = None, xmp_title: str | None = None,
              pith_title: str | None = None, layer: bytes | None = None, layer_on: bool = False,
-             annotation: str | None = None, uri: str | None = None) -> Path:
-    """A one-page Letter PDF drawing `content` (Helvetica as /F1), with `layer` drawn in an
-    optional-content group that the default configuration turns on or off, the given
-    metadata titles, a FreeText annotation and a URI link."""
+             layer_how: str = "marked", annotation: str | None = None, uri: str | None = None) -> Path:
+    """A one-page Letter PDF drawing `content` (Helvetica as /F1; /GS0 an ExtGState whose fill
+    is fully transparent), with `layer` drawn in an optional-content group that the default
+    configuration turns on or off: in marked content (`layer_how` "marked"), the same with the
+    group off by /BaseState ("base-state"), or as a form XObject whose /OC is the group ("form");
+    the given metadata titles, a FreeText annotation and a URI link."""
     pdf = pikepdf.new()
     page = pdf.add_blank_page(page_size=(612, 792))
-    resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA))
+    resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA),
+                                   ExtGState=pikepdf.Dictionary(GS0=pikepdf.Dictionary(ca=0)))
     if layer is not None:
         group = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.OCG, Name=pikepdf.String("Layer")))
         resources.Properties = pikepdf.Dictionary(oc1=group)
         default = pikepdf.Dictionary(ON=[group]) if layer_on else pikepdf.Dictionary(OFF=[group])
+        if layer_how == "base-state" and not layer_on:
+            default = pikepdf.Dictionary(BaseState=pikepdf.Name.OFF)
         pdf.Root.OCProperties = pikepdf.Dictionary(OCGs=[group], D=default)
-        content += b"/OC /oc1 BDC\n" + layer + b"EMC\n"
+        if layer_how == "form":
+            form = pdf.make_stream(layer, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Form, BBox=[0, 0, 612, 792],
+                                   OC=group, Resources=pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA)))
+            resources.XObject = pikepdf.Dictionary(Fm1=form)
+            content += b"/Fm1 Do\n"
+        else:
+            content += b"/OC /oc1 BDC\n" + layer + b"EMC\n"
     page.Contents = pdf.make_stream(content)
     page.Resources = resources
     annots = []

@@ -227,7 +227,7 @@ def test_a_long_form_with_another_year_is_invalid(fake, tmp_path):
     assert p.returncode == 1 and f"pith:1999:{BODY} names year 1999" in p.stdout and "in 2021" in p.stdout
     assert online(fake, tmp_path, f"pith:2021:{BODY}", "--online").returncode == 0
     # a PDF whose XMP pith:long says 1999
-    pdf = make_pdf(tmp_path / "p.pdf", title=SEED_TITLE)
+    pdf = make_pdf(tmp_path / "p.pdf", title=SEED_TITLE, shows_title=True)
     assert pithtex_cli("stamp", str(pdf), "--number", f"pith:1999:{BODY}", "--in-place").returncode == 0
     p = online(fake, tmp_path, str(pdf), "--online")
     assert p.returncode == 1 and "names year 1999" in p.stdout and "submitted_at is in 2021" in p.stdout, p.stdout

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pithtex import titles
-from pithtex.pdf.page import read_page_one, title_lines
+from pithtex.pdf.page import read_page_one, shows_title, title_lines
 from pithtex.pdf.shown import shown_of
 from pithtex.verify import check_paper
 
@@ -50,6 +50,11 @@ FORGERIES = {
     "off-the-page": ((FAKE + real(x=700) + BODY, {}), (real(720) + BODY, {})),
     "render-mode-3": ((FAKE + real(ops=b"3 Tr") + BODY, {}), (real(720, ops=b"2 Tr") + BODY, {})),
     "hidden-layer": ((FAKE + BODY, {"layer": real()}), (BODY, {"layer": real(720), "layer_on": True})),
+    "layer-off-by-base-state": ((FAKE + BODY, {"layer": real(), "layer_how": "base-state"}),
+                                (BODY, {"layer": real(720), "layer_on": True, "layer_how": "base-state"})),
+    "form-in-a-hidden-layer": ((FAKE + BODY, {"layer": real(), "layer_how": "form"}),
+                               (BODY, {"layer": real(720), "layer_on": True, "layer_how": "form"})),
+    "transparent-fill": ((FAKE + real(ops=b"/GS0 gs") + BODY, {}), (real(720, ops=b"/GS0 gs 2 Tr") + BODY, {})),
     "clipped": ((FAKE + real(ops=b"0 0 10 10 re W n") + BODY, {}),
                 (real(720, ops=b"50 600 520 160 re W n") + BODY, {})),
     "letters-at-3pt": ((FAKE + scattered(3) + BODY, {}), (real(720) + scattered(3) + BODY, {})),
@@ -112,8 +117,9 @@ def test_the_page_read_as_a_reader_sees_it(tmp_path):
     assert page.problem is None and page.body_size == 10 and page.uris == ("https://arxiv.org/abs/1706.03762v5",)
     assert page.hidden == sum(1 for c in SEED_TITLE if c != " ")  # the white 0.5 pt copy
     heading = title_lines(page)
-    assert [line.size for line in heading] == [20, 20] and titles.shows(SEED_TITLE, "\n".join(
-        line.text for line in heading))
+    assert [line.size for line in heading] == [20, 20] and shows_title(page, SEED_TITLE)
+    assert not shows_title(page, OTHER)
+
     assert heading[0].bbox[3] > heading[1].bbox[3] > page.lines[-1].bbox[3]
     assert page.lines[-1].size == 10
 
@@ -195,3 +201,39 @@ def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
                            "--record", str(SEED_PATH)], capture_output=True, text=True, timeout=120)
     assert "pypdfium2" in {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
                            if line.startswith("import time:")}
+
+
+EXAMPLE_CLASSES = ["IEEEtran", "acmart", "amsart", "article", "beamer", "cas-dc", "elsarticle", "llncs", "revtex4-2",
+                   "scrartcl"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", EXAMPLE_CLASSES)
+def test_every_example_class_shows_its_title_as_page_ones_title(tmp_path, cls):
+    """Real pdflatex PDFs of examples/: the title is found among page 1's title lines, whatever
+    the class makes of it (IEEEtran at 24 pt, revtex at 12 pt over 10 pt, amsart in capitals at
+    the body size, beamer on a slide), and pith.sty's number line is not taken for hidden text."""
+    from .conftest import example_paper
+
+    folder = example_paper(cls, tmp_path / cls)
+    for _ in range(2):
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], cwd=folder, capture_output=True,
+                       timeout=120)
+    page = read_page_one(folder / "paper.pdf")
+    heading = "\n".join(line.text for line in title_lines(page))
+    assert titles.shows("Papers that Carry their Own Identifier", heading), (heading, page.lines[:6])
+    assert page.hidden == 0 and any("pith:" in line.text for line in page.lines), page.lines
+
+
+def test_a_page_whose_text_and_shapes_tangle_is_refused_by_a_count(tmp_path):
+    """1,500 page-sized shapes beneath 1,500 words: each word would be compared with each shape
+    (2.25 M comparisons, over MAX_WORK): refused, a count and not a time."""
+    from pithtex.pdf.page import MAX_WORK
+
+    shapes = b"q 0.99 g 0 0 612 792 re f Q\n" * 1500
+    words = b"".join(run("word", 10, 72 + (i % 10) * 45, 100 + (i // 10) * 4) for i in range(1500))
+    assert MAX_WORK < 1500 * 1500
+    page = read_page_one(page_pdf(tmp_path / "tangled.pdf", shapes + words))
+    assert page.problem is not None and "overlap too much to tell what it shows" in page.problem
+    fewer = read_page_one(page_pdf(tmp_path / "plain.pdf", shapes[: 30 * 28] + words))  # 30 shapes
+    assert fewer.problem is None and fewer.hidden == 0 and fewer.text.split().count("word") == 1500

@@ -33,6 +33,8 @@ MAX_CONTENT = 4 * 1024 * 1024
 # Objects PDFium parsed on page 1, and characters of its text read: beyond these, unchecked.
 MAX_OBJECTS = 100_000
 MAX_CHARS = 100_000
+# Comparisons of text with the shapes near it (what lies beneath, what covers it), page 1 in all.
+MAX_WORK = 2_000_000
 # Characters smaller than this share of the body size, or than MIN_SIZE points, are not seen.
 SMALL_SHARE = 0.5
 MIN_SIZE = 4.0
@@ -41,8 +43,12 @@ STAMP_BAND = 50.0
 # The title: in the page's top part, at least TITLE_OVER_BODY times the body size, and at least
 # TITLE_SHARE of the largest text there.
 TOP_PART = 0.5
-TITLE_OVER_BODY = 1.1
+TITLE_OVER_BODY = 1.15
 TITLE_SHARE = 0.8
+# A page with no display text: its title is the block of at most TOP_BLOCK lines at its top,
+# ended by a gap of more than TOP_GAP times the line's size.
+TOP_BLOCK = 4
+TOP_GAP = 1.0
 # URI links kept from page 1.
 MAX_URIS = 200
 
@@ -76,20 +82,42 @@ class PageOne(NamedTuple):
 
 def title_lines(page: PageOne) -> tuple[Line, ...]:
     """The lines that are page 1's title: in its top part, among its largest text, and larger
-    than its body text. None when the page sets nothing larger than its body."""
+    than its body text. A page that sets nothing there larger than its body (amsart's title is
+    bold capitals at the body size) has as its title the block of lines at its very top."""
     middle = page.box[1] + (page.box[3] - page.box[1]) * (1 - TOP_PART)
     top = [line for line in page.lines if line.bbox[3] >= middle]
     if not top:
         return ()
     largest = max(line.size for line in top)
     if largest < page.body_size * TITLE_OVER_BODY:
-        return ()
+        return _top_block(top, page.body_size)
     floor = max(page.body_size * TITLE_OVER_BODY, largest * TITLE_SHARE)
     return tuple(line for line in top if line.size >= floor)
 
 
+def _top_block(lines: list[Line], body: float) -> tuple[Line, ...]:
+    """The topmost lines no smaller than the body, down to the first gap of more than a line,
+    at most TOP_BLOCK of them."""
+    block: list[Line] = []
+    for line in sorted(lines, key=lambda line: -line.bbox[3]):
+        if line.size < body:
+            continue  # a running header's small print, a superscript
+        if block and (len(block) == TOP_BLOCK or block[-1].bbox[1] - line.bbox[3] > line.size * TOP_GAP):
+            break
+        block.append(line)
+    return tuple(block)
+
+
 def title_text(page: PageOne) -> str:
     return "\n".join(line.text for line in title_lines(page))
+
+
+def shows_title(page: PageOne, title: str) -> bool:
+    """True when page 1's title is `title` (a record's, TeX and all), matched as whole words
+    with symbols kept (pithtex/titles.py)."""
+    from .. import titles
+
+    return titles.shows(title, title_text(page))
 
 
 def read_page_one(path: str | Path, password: bytes | None = None) -> PageOne:

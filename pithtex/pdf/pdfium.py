@@ -33,6 +33,7 @@ _INVISIBLE_MODES = (3, 7)
 _BLANK = frozenset(" \t\r\n\x0b\x0c\xa0\u2002\u2003\u2009\u200a\u200b\u3000")
 
 _STROKE_ONLY = (1, 5)
+_FILL_AND_STROKE = (2, 6)
 
 
 class _Text(NamedTuple):
@@ -65,13 +66,19 @@ def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) ->
     import pypdfium2 as pdfium
 
     try:
-        doc = pdfium.PdfDocument(str(path), password=password.decode("latin-1") if password else None)
+        # pypdfium2 hands PDFium a str password as UTF-8: the same bytes, for a UTF-8 password
+        doc = pdfium.PdfDocument(str(path), password=password.decode("utf-8") if password else None)
+    except UnicodeDecodeError:
+        return pg.PageOne(problem="PDFium takes only a UTF-8 password: page 1 was not read")
     except pdfium.PdfiumError as exc:
         return pg.PageOne(problem=f"PDFium cannot open the PDF ({exc})"[:200])
     try:
         if len(doc) < 1:
             return pg.PageOne(problem="the PDF has no pages")
-        page = doc[0]
+        try:
+            page = doc[0]
+        except pdfium.PdfiumError as exc:
+            return pg.PageOne(problem=f"PDFium cannot load page 1 ({exc})"[:200])
         try:
             return _read(doc, page, hidden)
         finally:
@@ -97,9 +104,11 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     textpage = raw.FPDFText_LoadPage(page.raw)
     try:
         pieces, stamp, unseen = _chars(raw, textpage, scene, box)
+    except TooTangled as exc:
+        return pg.PageOne(problem=str(exc), box=box)
     finally:
         raw.FPDFText_ClosePage(textpage)
-    body = _median_size(pieces)
+    body = _body_size(pieces, box)
     floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
     small = sum(piece.ink for piece in pieces if piece.ink and piece.size < floor)
     lines = _lines([piece for piece in pieces if not piece.ink or piece.size >= floor])
@@ -121,6 +130,8 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
         elif kind == raw.FPDF_PAGEOBJ_TEXT:
             mode = raw.FPDFTextObj_GetTextRenderMode(obj)
             colour, transparent = _colour(raw, obj, stroke=mode in _STROKE_ONLY)
+            if transparent and mode in _FILL_AND_STROKE:
+                colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
             size, squeezed = _size(raw, obj)
             visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed)
             scene.texts[_address(obj)] = _Text(visible, colour, here, scene.count, _bounds(raw, obj), size)
@@ -138,8 +149,7 @@ HIDDEN, SHOWN, CHECK = 0, 1, 2
 _GRID = 16  # the page cut into _GRID x _GRID cells, to find the shapes near a box quickly
 
 
-def _states(scene: _Scene, box: pg.Box) -> dict[int, int]:
-    cells = _Cells(box, scene.fills)
+def _states(scene: _Scene, cells: _Cells, box: pg.Box) -> dict[int, int]:
     return {address: _state(text, box, cells) for address, text in scene.texts.items()}
 
 
@@ -167,6 +177,10 @@ def _state(text: _Text, page: pg.Box, cells: _Cells) -> int:
     return state
 
 
+class TooTangled(Exception):
+    """A page 1 whose visibility would take more than MAX_WORK comparisons to decide."""
+
+
 class _Cells:
     """The opaque shapes, by the cells of a grid over the page their boxes touch."""
 
@@ -175,6 +189,7 @@ class _Cells:
         self.width = max(page[2] - page[0], 1.0) / _GRID
         self.height = max(page[3] - page[1], 1.0) / _GRID
         self.cells: dict[tuple[int, int], list[_Fill]] = {}
+        self.work = 0  # shapes looked at so far: a page whose text and shapes overlap too much is refused
         for fill in fills:
             for cell in self._cells(fill.bbox):
                 self.cells.setdefault(cell, []).append(fill)
@@ -189,6 +204,10 @@ class _Cells:
 
     def near(self, box: pg.Box) -> list[_Fill]:
         found = {fill.order: fill for cell in self._cells(box) for fill in self.cells.get(cell, ())}
+        self.work += len(found) + 1
+        if self.work > pg.MAX_WORK:
+            raise TooTangled(f"page 1's text and shapes overlap too much to tell what it shows (over "
+                             f"{pg.MAX_WORK:,} comparisons)")
         return [found[order] for order in sorted(found)]
 
 
@@ -206,7 +225,8 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
     """The visible characters in the text page's order, as pieces; the stamp band's visible
     text; how many characters were not visible."""
     count = min(raw.FPDFText_CountChars(textpage), pg.MAX_CHARS)
-    states = _states(scene, box)
+    cells = _Cells(box, scene.fills)
+    states = _states(scene, cells, box)
     chars = _unicode(raw, textpage, count)
     # the text object of each character, as a plain address (pypdfium2's typed pointer would
     # cost a cast per character): the same C function, called through a prototype of our own
@@ -248,7 +268,7 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
         if state == CHECK:
             raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
             cbox = (left.value, bottom.value, right.value, top.value)
-            if not _seen(text, cbox, box, scene):
+            if not _seen(text, cbox, box, cells):
                 unseen += 1
                 continue
         if text.bbox[2] <= band_edge:
@@ -272,14 +292,19 @@ _NOWHERE: pg.Box = (0.0, 0.0, 0.0, 0.0)
 _NEWLINE = _Piece("\n", 0.0, _NOWHERE, 0)
 
 
-def _median_size(pieces: list[_Piece]) -> float:
-    """The size of the median visible character: the page's body size."""
-    sized = sorted((piece.size, piece.ink) for piece in pieces if piece.ink)
-    half, seen = sum(n for _size, n in sized) / 2, 0
-    for size, n in sized:
-        seen += n
-        if seen >= half:
-            return size
+def _body_size(pieces: list[_Piece], box: pg.Box) -> float:
+    """The page's body size: the size most of the visible characters below its top part have
+    (a title page's own title may outnumber its body text: "below" keeps it out), or of all of
+    them on a page with nothing below. Not the median: that falls on a short page's abstract
+    and footnotes, and takes its body text for display text."""
+    middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
+    for chosen in ([piece for piece in pieces if piece.ink and piece.bbox[3] < middle], pieces):
+        counts: dict[float, int] = {}
+        for piece in chosen:
+            if piece.ink:
+                counts[round(piece.size, 1)] = counts.get(round(piece.size, 1), 0) + piece.ink
+        if counts:
+            return max(counts, key=lambda size: (counts[size], -size))
     return 0.0
 
 
@@ -296,14 +321,14 @@ def _unicode(raw: Any, textpage: Any, count: int) -> str:
     return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
 
 
-def _seen(text: _Text, cbox: pg.Box, page: pg.Box, scene: _Scene) -> bool:
+def _seen(text: _Text, cbox: pg.Box, page: pg.Box, cells: _Cells) -> bool:
     if not text.visible:
         return False
     x, y = (cbox[0] + cbox[2]) / 2, (cbox[1] + cbox[3]) / 2
     if not _inside(x, y, page) or (text.clip is not None and not _inside(x, y, text.clip)):
         return False
     beneath: Colour | None = WHITE
-    for fill in scene.fills:
+    for fill in cells.near((x, y, x, y)):
         if not _inside(x, y, fill.bbox):
             continue
         if fill.order > text.order:
