@@ -237,3 +237,14 @@ def test_a_page_whose_text_and_shapes_tangle_is_refused_by_a_count(tmp_path):
     assert page.problem is not None and "overlap too much to tell what it shows" in page.problem
     fewer = read_page_one(page_pdf(tmp_path / "plain.pdf", shapes[: 30 * 28] + words))  # 30 shapes
     assert fewer.problem is None and fewer.hidden == 0 and fewer.text.split().count("word") == 1500
+
+
+def test_a_page_one_beyond_the_character_limit_is_not_read_in_part(tmp_path):
+    """Read in part, a page could lose the larger title drawn after 100,000 tiny letters."""
+    from pithtex.pdf.page import MAX_CHARS
+
+    tiny = [run("a" * 20_001, 1, 20, 20 + i) for i in range(5)]  # 100,005 letters at 1 pt
+    page = read_page_one(page_pdf(tmp_path / "many.pdf", b"".join(tiny) + real(670, size=12) + FAKE))
+    assert page.problem == f"page 1 has over {MAX_CHARS:,} characters, too many to read for what it shows"
+    page = read_page_one(page_pdf(tmp_path / "fewer.pdf", b"".join(tiny[:2]) + real(670, size=12) + FAKE))
+    assert page.problem is None and not shows_title(page, SEED_TITLE) and shows_title(page, OTHER)

@@ -30,7 +30,8 @@ from .reader import READ_FAILURES, PdfFile, decode_stream
 # Page 1's content, decoded (its content streams and the form XObjects it draws): a title page
 # holds a few hundred kB at most; one with a large vector figure a few MB.
 MAX_CONTENT = 4 * 1024 * 1024
-# Objects PDFium parsed on page 1, and characters of its text read: beyond these, unchecked.
+# Objects PDFium parsed on page 1, and characters of its text: beyond these, unchecked (never
+# read in part: what a part leaves out could be the title that shows the PDF is another paper).
 MAX_OBJECTS = 100_000
 MAX_CHARS = 100_000
 # Comparisons of text with the shapes near it (what lies beneath, what covers it), page 1 in all.
