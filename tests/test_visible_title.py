@@ -171,14 +171,22 @@ def test_a_huge_page_one_is_refused_before_it_is_read(tmp_path):
     runs = b"".join(b"BT /F1 1 Tf %d %d Td (a) Tj ET\n" % (i % 600, (i // 600) % 780) for i in range(280_000))
     assert len(runs) > 8 * 1024 * 1024
     pdf = page_pdf(tmp_path / "big.pdf", runs)
-    code = ("import resource, sys; from pithtex.pdf.page import read_page_one; p = read_page_one(sys.argv[1]); "
-            "print(p.problem); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    # VmHWM, not ru_maxrss: Linux carries the latter over from the forking pytest worker
+    code = ("import re, sys; from pithtex.pdf.page import read_page_one; p = read_page_one(sys.argv[1]); "
+            "print(p.problem); print(re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1))")
     out = subprocess.run([sys.executable, "-c", code, str(pdf)], capture_output=True, text=True, check=True).stdout
     problem, peak_kib = out.splitlines()
-    assert problem == "page 1's content is over 4 MiB decoded, too much to read for what it shows"
-    assert int(peak_kib) < 150 * 1024, peak_kib  # PDFium parsing it held ~256 MB
+    assert problem == "page 1's content is over 2 MiB decoded, too much to read for what it shows"
+    assert int(peak_kib) < 60 * 1024, peak_kib  # PDFium parsing it held ~256 MB
     err = pithtex_cli("stamp", str(pdf), "--record", str(SEED_PATH), "-o", str(tmp_path / "o.pdf")).stderr
     assert "too much to read for what it shows" in err, err
+    # under 2 MiB, but 64,000 text runs: counted in the bytes, refused before PDFium parses them
+    runs = b"".join(b"BT /F1 1 Tf %d %d Td (a) Tj ET\n" % (i % 600, (i // 600) % 780) for i in range(64_000))
+    pdf = page_pdf(tmp_path / "runs.pdf", runs)
+    out = subprocess.run([sys.executable, "-c", code, str(pdf)], capture_output=True, text=True, check=True).stdout
+    problem, peak_kib = out.splitlines()
+    assert problem == "page 1 draws over 40,000 text runs and shapes, too many to read for what it shows"
+    assert int(peak_kib) < 60 * 1024, peak_kib  # PDFium parsing it held 119 MB
 
 
 def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
@@ -237,3 +245,14 @@ def test_a_page_whose_text_and_shapes_tangle_is_refused_by_a_count(tmp_path):
     assert page.problem is not None and "overlap too much to tell what it shows" in page.problem
     fewer = read_page_one(page_pdf(tmp_path / "plain.pdf", shapes[: 30 * 28] + words))  # 30 shapes
     assert fewer.problem is None and fewer.hidden == 0 and fewer.text.split().count("word") == 1500
+
+
+def test_a_page_one_beyond_the_character_limit_is_not_read_in_part(tmp_path):
+    """Read in part, a page could lose the larger title drawn after 100,000 tiny letters."""
+    from pithtex.pdf.page import MAX_CHARS
+
+    tiny = [run("a" * 20_001, 1, 20, 20 + i) for i in range(5)]  # 100,005 letters at 1 pt
+    page = read_page_one(page_pdf(tmp_path / "many.pdf", b"".join(tiny) + real(670, size=12) + FAKE))
+    assert page.problem == f"page 1 has over {MAX_CHARS:,} characters, too many to read for what it shows"
+    page = read_page_one(page_pdf(tmp_path / "fewer.pdf", b"".join(tiny[:2]) + real(670, size=12) + FAKE))
+    assert page.problem is None and not shows_title(page, SEED_TITLE) and shows_title(page, OTHER)

@@ -11,8 +11,8 @@ The reading is PDFium's (pypdfium2, imported here on first use: `stamp --number`
 it): it gives each character's box, size and the text object that drew it, and each object's
 render mode, colours, clip path and marked content (pithtex/pdf/pdfium.py). Before PDFium
 parses anything, pithtex's own reader measures page 1's content (its streams and the forms it
-draws, decoded): a page beyond MAX_CONTENT is refused, as PDFium would hold ~30 bytes of
-memory for each byte of tiny text runs.
+draws, decoded): a page beyond MAX_CONTENT bytes or MAX_PAINTS text runs and shapes is
+refused, as PDFium would hold ~30 bytes of memory for each byte of tiny text runs.
 
 `title_lines` picks the page's title from what was read (pure: a PageOne in, lines out).
 """
@@ -29,8 +29,12 @@ from .reader import READ_FAILURES, PdfFile, decode_stream
 
 # Page 1's content, decoded (its content streams and the form XObjects it draws): a title page
 # holds a few hundred kB at most; one with a large vector figure a few MB.
-MAX_CONTENT = 4 * 1024 * 1024
-# Objects PDFium parsed on page 1, and characters of its text read: beyond these, unchecked.
+MAX_CONTENT = 2 * 1024 * 1024
+# Text runs and shapes page 1's content may draw (counted in its bytes before PDFium parses
+# them; a real page 1 draws a few thousand at most, a vector figure tens of thousands).
+MAX_PAINTS = 40_000
+# Objects PDFium parsed on page 1, and characters of its text: beyond these, unchecked (never
+# read in part: what a part leaves out could be the title that shows the PDF is another paper).
 MAX_OBJECTS = 100_000
 MAX_CHARS = 100_000
 # Comparisons of text with the shapes near it (what lies beneath, what covers it), page 1 in all.
@@ -156,7 +160,7 @@ def _measure(path: str | Path, password: bytes | None) -> Hidden:
         if first is None:
             raise _TooMuch("the PDF has no pages")
         _ref, page, inherited = first
-        budget = [MAX_CONTENT]
+        budget = [MAX_CONTENT, MAX_PAINTS]
         contents = pdf.resolve(page.get("Contents"))
         for item in contents if isinstance(contents, list) else [contents]:
             _spend(pdf, pdf.resolve(item), budget)
@@ -166,10 +170,15 @@ def _measure(path: str | Path, password: bytes | None) -> Hidden:
 
 
 def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
+    """Take a content stream's decoded size from budget[0], its painting operators from budget[1]."""
     if not isinstance(stream, Stream):
         return
     try:
-        size = len(decode_stream(stream, limit=budget[0] + 1))
+        data = decode_stream(stream, limit=budget[0] + 1)
+        size = len(data)
+        # Each of these makes one object PDFium holds (~1.5 kB each); counted in strings too,
+        # so a genuine page is over-counted, never under.
+        budget[1] -= sum(data.count(op) for op in _PAINTING)
     except Oversize:
         size = budget[0] + 1
     except PdfSyntaxError:
@@ -178,6 +187,12 @@ def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
     if budget[0] < 0:
         raise _TooMuch(f"page 1's content is over {MAX_CONTENT // (1024 * 1024)} MiB decoded, too much to read "
                        "for what it shows")
+    if budget[1] < 0:
+        raise _TooMuch(f"page 1 draws over {MAX_PAINTS:,} text runs and shapes, too many to read for what it shows")
+
+
+# Content operators that each make a page object: text shown (Tj TJ ' "), paths painted, images.
+_PAINTING = (b"Tj", b"TJ", b"'", b'"', b" f", b"\nf", b" F", b" B", b" S", b"\nS", b"Do")
 
 
 def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref], seen: set[int], depth: int) -> bool:

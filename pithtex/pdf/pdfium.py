@@ -103,6 +103,10 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
                           "shows", box=box)
     textpage = raw.FPDFText_LoadPage(page.raw)
     try:
+        # all or nothing: a page 1 read in part could lose its real title to what comes first
+        if raw.FPDFText_CountChars(textpage) > pg.MAX_CHARS:
+            return pg.PageOne(problem=f"page 1 has over {pg.MAX_CHARS:,} characters, too many to read for what it "
+                              "shows", box=box)
         pieces, stamp, unseen = _chars(raw, textpage, scene, box)
     except TooTangled as exc:
         return pg.PageOne(problem=str(exc), box=box)
@@ -224,7 +228,7 @@ class _Piece(NamedTuple):
 def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_Piece], str | None, int]:
     """The visible characters in the text page's order, as pieces; the stamp band's visible
     text; how many characters were not visible."""
-    count = min(raw.FPDFText_CountChars(textpage), pg.MAX_CHARS)
+    count = max(raw.FPDFText_CountChars(textpage), 0)
     cells = _Cells(box, scene.fills)
     states = _states(scene, cells, box)
     chars = _unicode(raw, textpage, count)
