@@ -24,9 +24,22 @@ def bug_message(exc: BaseException) -> str:
 
 
 class PithError(Exception):
-    """Base class: a message fit to show a user as one line, and an exit code."""
+    """Base class: a message fit to show a user as one line, and an exit code. `remedy` names,
+    by the library's own keyword, what would make the operation go ahead, e.g. ("force",
+    "stamps it anyway"): the message never names a command-line flag; the command line adds it."""
 
     exit_code = BAD_INPUT
+
+    def __init__(self, *args: object, remedy: tuple[str, str] | None = None) -> None:
+        super().__init__(*args)
+        self.remedy = remedy
+
+    def __reduce__(self) -> tuple[object, ...]:  # a worker's error crosses a process with its remedy
+        return (_rebuilt, (type(self), self.args, self.remedy))
+
+
+def _rebuilt(cls: type[PithError], args: tuple[object, ...], remedy: tuple[str, str] | None) -> PithError:
+    return cls(*args, remedy=remedy)
 
 
 class InvalidNumber(PithError, ValueError):

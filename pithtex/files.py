@@ -321,10 +321,12 @@ def _cannot_write(path: Path | str, exc: OSError) -> OutputError:
     return OutputError(f"{path}: cannot write it ({exc.strerror or exc})")
 
 
-def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None, follow: bool = True) -> Path:
+def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None, follow: bool = True,
+                 sync: bool = True) -> Path:
     """Write `data` (text as UTF-8, newlines untouched) to `path` by the rules above; the path
-    written (a symlink's target) is returned."""
-    with atomic_output(path, mode=mode, follow=follow) as out:
+    written (a symlink's target) is returned. `sync=False` (a cache entry, which a crash may
+    lose but never leave half-written: the rename is still atomic) skips the fsyncs."""
+    with atomic_output(path, sync=sync, mode=mode, follow=follow) as out:
         out.write(data.encode("utf-8") if isinstance(data, str) else data)
     return output_path(path, follow=follow)
 

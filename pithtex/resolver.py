@@ -30,7 +30,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import brand, net
 from .arxiv.ids import ArxivId
@@ -39,6 +39,13 @@ from .files import read_input, stale_temporaries, write_atomic
 from .limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS, env_seconds
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    # Does this record hold for this number (hash, number, a trusted key's signature)? The
+    # caller's verification, so a record is verified once per command (pithtex.client).
+    Holds = Callable[[PithNumber, dict[str, Any]], bool]
 
 TIMEOUT = NETWORK_SECONDS  # seconds for one whole fetch (the element's too); PITH_TIMEOUT overrides
 MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must stay a deadline)
@@ -136,20 +143,22 @@ class Resolver:
     def record_url(self, number: PithNumber) -> str:
         return brand.record_url(number.body, self.base)
 
-    def fetch_record(self, number: PithNumber) -> Fetched:
-        """The record for `number` (unverified!), from the network, a 304 or the cache."""
+    def fetch_record(self, number: PithNumber, holds: Holds | None = None) -> Fetched:
+        """The record for `number` (unverified!), from the network, a 304 or the cache; `holds`
+        decides what the cache keeps and reads (default: `verify_document` here)."""
         url = self.record_url(number)
-        cached = self._cache_read(number)
+        holds = holds or self._verifies
+        cached = self._cache_read(number, holds)
         if self.offline:
             if cached is None:
                 raise ResolverError(
                     f"no cached record for {number.body} from {self.base} that verifies (in "
-                    f"{self._cache_path(number)}), and --offline forbids the network; cannot decide"
+                    f"{self._cache_path(number)}), and working offline forbids the network; cannot decide"
                 )
             return Fetched(cached[0], url, "cache")
         deadline = time.monotonic() + self.timeout
         try:
-            return self._fetch_online(number, url, cached, deadline)
+            return self._fetch_online(number, url, cached, deadline, holds)
         except ResolverError as exc:
             if cached is None:
                 raise
@@ -158,7 +167,7 @@ class Resolver:
             return Fetched(cached[0], url, "stale", note=str(exc))
 
     def _fetch_online(self, number: PithNumber, url: str, cached: tuple[dict[str, Any], str | None] | None,
-                      deadline: float) -> Fetched:
+                      deadline: float, holds: Holds) -> Fetched:
         headers = {"Accept": "application/json"}
         if cached and cached[1]:
             headers["If-None-Match"] = cached[1]
@@ -177,27 +186,62 @@ class Resolver:
         if answer.status != 200:
             raise ResolverError(f"{answer.url} answered HTTP {answer.status}; cannot decide")
         document = self._parse(answer.body, answer.url)
-        uncached = self._cache_write(number, answer, document)
+        uncached = self._cache_write(number, answer, document, holds)
         return Fetched(document, answer.url, "network", redirected_from=answer.redirected_from, uncached=uncached)
 
     def resolve_arxiv(self, arxiv_id: str | ArxivId) -> PithNumber:
         """The Pith Number the resolver gives for an arXiv id (a claim: verify its record)."""
         return self._ask_arxiv(arxiv_id)[0]
 
-    def fetch_arxiv(self, arxiv_id: str | ArxivId) -> tuple[PithNumber, Fetched]:
+    def fetch_arxiv(self, arxiv_id: str | ArxivId, holds: Holds | None = None) -> tuple[PithNumber, Fetched]:
         """The number the resolver names for an arXiv id, and a record for it (both unverified):
         the record in the resolver's answer when it has one, else `fetch_record(number)`.
-        The caller verifies that the record hashes to the number and names the paper."""
+        The caller verifies that the record hashes to the number and names the paper.
+        Offline, the number comes from what `remember_arxiv` kept of an earlier answer."""
+        if isinstance(arxiv_id, str):
+            arxiv_id = ArxivId.parse(arxiv_id)
+        if self.offline:
+            return self._remembered(arxiv_id), self.fetch_record(self._remembered(arxiv_id), holds)
         number, answer, url = self._ask_arxiv(arxiv_id)
         if isinstance(answer.get("canonical_record"), dict):
             return number, Fetched(answer, url, "network")
-        return number, self.fetch_record(number)
+        return number, self.fetch_record(number, holds)
+
+    def remember_arxiv(self, arxiv_id: ArxivId, number: PithNumber, fetched: Fetched) -> None:
+        """Keep, for working offline, that `arxiv_id` is `number` and its record: only once the
+        caller verified the record and that it is of that paper (a cache keeps what verified)."""
+        path = self._arxiv_path(arxiv_id)
+        entry = {"base": self.base, "arxiv": str(arxiv_id), "number": number.body}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, json.dumps(entry).encode("utf-8"), follow=False, sync=False)
+            if fetched.source == "network" and not self._cache_path(number).exists():
+                record = {"base": self.base, "number": number.body, "url": fetched.url, "etag": None,
+                          "document": fetched.document}
+                self._cache_path(number).parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(self._cache_path(number), json.dumps(record, ensure_ascii=False).encode("utf-8"),
+                             follow=False, sync=False)
+        except (OSError, OutputError):
+            pass
+
+    def _remembered(self, arxiv_id: ArxivId) -> PithNumber:
+        try:
+            entry = json.loads(read_input(self._arxiv_path(arxiv_id), 4096, "a cache entry", follow=False))
+            if entry.get("base") == self.base and entry.get("arxiv") == str(arxiv_id):
+                return PithNumber.parse(entry["number"])
+        except (OSError, InputError, ValueError, RecursionError, AttributeError, KeyError, TypeError, PithError):
+            pass  # missing, planted or not ours: as if never resolved
+        raise ResolverError(f"resolving arXiv:{arxiv_id} needs the network (no verified answer from {self.base} "
+                            "is cached), and working offline forbids it; cannot decide")
+
+    def _arxiv_path(self, arxiv_id: ArxivId) -> Path:
+        return self._cache_folder("arxiv") / (str(arxiv_id).replace("/", "_") + ".json")
 
     def _ask_arxiv(self, arxiv_id: str | ArxivId) -> tuple[PithNumber, dict[str, Any], str]:
         if isinstance(arxiv_id, str):
             arxiv_id = ArxivId.parse(arxiv_id)
         if self.offline:
-            raise ResolverError(f"resolving arXiv:{arxiv_id} needs the network, and --offline forbids it")
+            raise ResolverError(f"resolving arXiv:{arxiv_id} needs the network, and working offline forbids it")
         from urllib.parse import quote
 
         url = f"{self.base}/api/pith-number/resolve?arxiv={quote(str(arxiv_id), safe='')}&json=true"
@@ -257,9 +301,12 @@ class Resolver:
 
     def _cache_path(self, number: PithNumber) -> Path:
         """One folder per resolver: a mirror's answers never stand in for another's."""
+        return self._cache_folder("records") / f"{number.body}.json"
+
+    def _cache_folder(self, kind: str) -> Path:
         host = re.sub(r"[^A-Za-z0-9.-]+", "-", self.base.split("://", 1)[1])[:60]
         tag = hashlib.sha256(self.base.encode()).hexdigest()[:12]
-        return self.cache / "records" / f"{host}-{tag}" / f"{number.body}.json"
+        return self.cache / kind / f"{host}-{tag}"
 
     def _verifies(self, number: PithNumber, document: dict[str, Any]) -> bool:
         from .verify import verify_document
@@ -269,7 +316,7 @@ class Resolver:
         except PithError:
             return False
 
-    def _cache_read(self, number: PithNumber) -> tuple[dict[str, Any], str | None] | None:
+    def _cache_read(self, number: PithNumber, holds: Holds) -> tuple[dict[str, Any], str | None] | None:
         """(document, etag) of a cache entry that still verifies; None for anything else."""
         try:
             # The cache is ours: a link, FIFO or device planted there is not read through.
@@ -280,15 +327,15 @@ class Resolver:
         if not isinstance(entry, dict) or entry.get("base") != self.base or entry.get("number") != number.body:
             return None
         document, etag = entry.get("document"), entry.get("etag")
-        if not isinstance(document, dict) or not self._verifies(number, document):
+        if not isinstance(document, dict) or not holds(number, document):
             return None
         return document, etag if isinstance(etag, str) else None
 
-    def _cache_write(self, number: PithNumber, answer: net.Answer, document: dict[str, Any]) -> str:
+    def _cache_write(self, number: PithNumber, answer: net.Answer, document: dict[str, Any], holds: Holds) -> str:
         """Keep only a record that verifies as `number`; a cache failure is not an error.
         Returns why it was not kept when a user should hear it (a link planted in the cache),
         else ""."""
-        if not self._verifies(number, document):
+        if not holds(number, document):
             return ""
         entry = {"base": self.base, "number": number.body, "url": answer.url, "etag": answer.etag,
                  "document": document}
@@ -300,7 +347,7 @@ class Resolver:
             path.parent.mkdir(parents=True, exist_ok=True)
             for stale in stale_temporaries(path.parent):  # the cache is ours: a killed run's leftovers go
                 stale.unlink(missing_ok=True)
-            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False)
+            write_atomic(path, json.dumps(entry, ensure_ascii=False).encode("utf-8"), follow=False, sync=False)
         except (OSError, OutputError):
             pass
         return ""

@@ -5,10 +5,13 @@ ligatures (U+FB01, or a TeX font's own slot such as T1's 0x1C for "fi"), words h
 broken at line ends, spaces lost or added by the text extractor, upper-case and small-caps
 title styles, accents set as separate marks, Unicode compatibility forms. arXiv's titles in
 turn carry TeX: math ($\\mathcal{O}(n)$), accents (Schr\\"odinger), font commands (\\emph).
-So both sides are reduced to a *key*: letters and digits only, compatibility-decomposed,
-without accents, case-folded. A title's TeX math and unknown commands become bounded gaps
-in a pattern (what a PDF shows for $\\mathcal{O}$ depends on its fonts), so a title is
-found when its words, in order, appear in page 1's key with nothing but such gaps between.
+So both sides are reduced to a *key*: compatibility-decomposed, without accents, case-folded,
+letters, digits and symbols kept ("C++" is not "C"), every run of white space and punctuation
+one word break. A title's TeX math and unknown commands become bounded gaps in a pattern
+(what a PDF shows for $\\mathcal{O}$ depends on its fonts), so a title is found when its
+letters and symbols, in order, appear in page 1's key with nothing but word breaks (a line
+end's hyphen, a space the extractor added or lost) or such gaps between, and it begins and
+ends at word breaks: "BERT" is not found in "Robert", nor "On Art" in "Gordon Arthur".
 """
 
 from __future__ import annotations
@@ -53,11 +56,41 @@ _GAP_FACTOR, _GAP_SLACK = 3, 6
 MIN_KEY = 4
 
 
-def key(text: str) -> str:
-    """Letters and digits only, compatibility-decomposed, accents dropped, case-folded."""
+def _folded(text: str) -> str:
+    """Compatibility-decomposed, accents dropped, case-folded."""
     text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_LETTERS))
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if c.isalnum() or c == _GLYPH)
+    return unicodedata.normalize("NFKC", text)
+
+
+def key(text: str) -> str:
+    """Letters and digits only, compatibility-decomposed, accents dropped, case-folded."""
+    return "".join(c for c in _folded(text) if c.isalnum() or c == _GLYPH)
+
+
+# A word break in a marked key: a run of white space or punctuation.
+_MARK = "\ue001"
+# Symbols that tell titles apart ("C++", "C#", "A*", "99%"), kept where other punctuation breaks.
+_KEPT = frozenset("#&@%*")
+_SYMBOLS = frozenset({"Sm", "Sc", "So"})
+
+
+def _kept(c: str) -> bool:
+    return c.isalnum() or c == _GLYPH or c in _KEPT or unicodedata.category(c) in _SYMBOLS
+
+
+def marked(text: str) -> str:
+    """`key`, with symbols kept and each run of anything else one word break, which also
+    stands at both ends."""
+    out = [_MARK]
+    for c in _folded(text):
+        if _kept(c):
+            out.append(c)
+        elif out[-1] != _MARK:
+            out.append(_MARK)
+    if out[-1] != _MARK:
+        out.append(_MARK)
+    return "".join(out)
 
 
 # A third reading: any control character left is one unknown glyph (a font with its own
@@ -68,22 +101,30 @@ _LIGATURE = re.compile("ffi|ffl|ff|fi|fl")
 
 
 def page_keys(text: str) -> tuple[str, ...]:
-    """The keys of extracted page text under each reading of TeX fonts' low code points."""
-    keys = {key(text.translate(table).translate(_UNKNOWN)) for table in _ENCODINGS}
+    """The marked keys of extracted page text under each reading of TeX fonts' low code points."""
+    keys = {marked(text.translate(table).translate(_UNKNOWN)) for table in _ENCODINGS}
     return tuple(sorted(keys))
 
 
+# Between two letters of a title: any word breaks and unknown glyphs.
+_BETWEEN = f"[{_MARK}{_GLYPH}]*"
+# A title's first and last letters stand at word breaks (or unknown glyphs: a footnote mark).
+_STARTS, _ENDS = f"(?<![^{_MARK}{_GLYPH}])", f"(?![^{_MARK}{_GLYPH}])"
+
+
 def _literal(text: str) -> str:
-    """A title key as a regular expression: each ligature may also be one unknown glyph, and
-    unknown glyphs (a footnote mark in a font's own encoding) may sit between any two letters."""
+    """A title's letters as a regular expression: each ligature may also be one unknown glyph;
+    word breaks and unknown glyphs (a footnote mark in a font's own encoding) may sit between
+    any two letters."""
+    text = text.replace(_MARK, "")
     out: list[str] = []
     i = 0
     for m in _LIGATURE.finditer(text):
         out.extend(re.escape(c) for c in text[i:m.start()])
-        out.append(f"(?:{m.group()}|{_GLYPH})")
+        out.append(f"(?:{_BETWEEN.join(m.group())}|{_GLYPH})")
         i = m.end()
     out.extend(re.escape(c) for c in text[i:])
-    return f"{_GLYPH}*".join(out)
+    return _BETWEEN.join(out)
 
 
 def pieces(title: str) -> list[tuple[str, int]]:
@@ -101,7 +142,7 @@ def pieces(title: str) -> list[tuple[str, int]]:
         else:
             text.append(" " if char == "~" else char)
     out.append(("".join(text), 0))
-    return [(key(literal), gap) for literal, gap in out]
+    return [(marked(literal).replace(_MARK, ""), gap) for literal, gap in out]
 
 
 def _gap(tex: str) -> int:
@@ -114,15 +155,17 @@ def pattern(title: str) -> re.Pattern[str] | None:
     parts = pieces(title)
     if sum(len(literal) for literal, _gap in parts) < MIN_KEY:
         return None
-    regex: list[str] = []
+    regex: list[str] = [] if not parts[0][0] else [_STARTS]  # a title that opens with math: any start
     pending = 0
     for literal, gap in parts:
         if literal:
-            if regex and pending:
-                regex.append(f".{{0,{pending}}}")
+            if len(regex) > 1 or (regex and regex[0] != _STARTS):
+                regex.append(f".{{0,{pending}}}" if pending else _BETWEEN)
             regex.append(_literal(literal))
             pending = 0
         pending += gap
+    if not pending:
+        regex.append(_ENDS)
     return re.compile("".join(regex))
 
 
@@ -135,7 +178,7 @@ def shows(title: str, text: str) -> bool:
 def same(title: str, other: str) -> bool:
     """True when `other` (a PDF's Info /Title, say) is `title` itself, as the module says."""
     regex = pattern(title)
-    return regex is not None and any(regex.fullmatch(k) for k in page_keys(other))
+    return regex is not None and any(regex.fullmatch(k.strip(_MARK)) for k in page_keys(other))
 
 
 def words(text: str) -> set[str]:

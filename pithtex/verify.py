@@ -297,11 +297,12 @@ def record_title(document: dict[str, Any], given: str | None = None) -> tuple[st
 
 
 def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None) -> Check:
-    """Does the PDF (what `pdf.shown.shown_of` read) show the record's paper? PASS when page 1,
-    the title pith.sty typeset, or Info/XMP carry the authenticated title; FAIL when the PDF
-    names an unrelated title that it also typeset (pith.sty's record of it, or page 1's text);
-    UNKNOWN otherwise, saying what was found. A genuine PDF with a stray Info /Title or no text
-    layer is never FAIL: nothing there shows it is another paper."""
+    """Does the PDF (what `pdf.shown.shown_of` read) show the record's paper? FAIL when the PDF
+    names an unrelated title that it also typesets (pith.sty's record of it, or metadata whose
+    title is page 1's title); else PASS when page 1's title (its largest visible text in its top
+    part) is the authenticated title, matched as whole words; UNKNOWN otherwise, saying what was
+    found. Metadata alone never passes (anyone can write it), and a genuine PDF with a stray
+    Info /Title or no text layer is never FAIL: nothing there shows it is another paper."""
     wanted, how = record_title(document, title)
     if wanted is None:
         return Check(UNKNOWN, f"cannot tell which paper this PDF must show: {how}")
@@ -310,19 +311,15 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
     if typeset and titles.is_title(typeset) and titles.unrelated(wanted, typeset):
         return Check(FAIL, f"the PDF is of another paper: pith.sty typeset the title {_quoted(typeset)}, "
                      f"the record's is {_quoted(wanted)}")
-    if shown.has_text and titles.shows(wanted, shown.page1 or ""):
-        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} ({how})")
+    heading = shown.largest or ""
     for where, text in named:
-        if titles.same(wanted, text):
-            reason = "page 1's text does not show it" if shown.has_text else "page 1 has no text layer"
-            return Check(PASS, f"{where} is the record's title {_quoted(wanted)} ({how}; {reason})")
-    largest = shown.largest or ""
-    for where, text in named:
-        # Another paper only when the PDF also sets that title as its title (page 1's largest
-        # text): a stray Info /Title (a DOI, arXiv's stamp, a template's) proves nothing.
-        if titles.is_title(text) and titles.unrelated(wanted, text) and titles.shows(text, largest):
+        # Another paper only when the PDF also sets that title as its title: a stray Info
+        # /Title (a DOI, arXiv's stamp, a template's) proves nothing.
+        if titles.is_title(text) and titles.unrelated(wanted, text) and titles.shows(text, heading):
             return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is the title set "
-                         f"on page 1, the record's title {_quoted(wanted)} is not on page 1")
+                         f"on page 1, the record's title {_quoted(wanted)} is not page 1's title")
+    if titles.shows(wanted, heading):
+        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})")
     return Check(UNKNOWN, _not_shown(wanted, shown, named))
 
 
@@ -330,12 +327,18 @@ def _not_shown(wanted: str, shown: Shown, named: list[tuple[str, str]]) -> str:
     if shown.problem:
         found = shown.problem
     elif not shown.has_text:
-        found = "page 1 has no text layer"
+        found = "page 1 shows no text"
     else:
-        found = f"page 1 does not show the record's title {_quoted(wanted)}"
+        found = f"page 1 does not show the record's title {_quoted(wanted)} as its title"
+        if titles.shows(wanted, shown.page1 or ""):
+            found += " (only in its smaller text)"
         if shown.largest:
-            found += f" (its largest text reads {_quoted(shown.largest)})"
+            found += f"; its title reads {_quoted(shown.largest)}"
+        if shown.page is not None and shown.page.hidden:
+            found += f"; {shown.page.hidden:,} of its characters are not visible to a reader"
     others = "; ".join(f"{where} reads {_quoted(text)}" for where, text in named)
+    if any(titles.same(wanted, text) for _where, text in named):
+        others += " (metadata alone does not show which paper a PDF is)"
     return f"{found}{'; ' + others if others else ''}; cannot tell that this PDF is the record's paper"
 
 

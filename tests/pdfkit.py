@@ -34,11 +34,14 @@ ENCRYPTIONS = {
 
 
 def make_pdf(path: Path, *, streams: bool = False, xmp: bytes | None = None, pages: int = 1,
-             title: str = "A test") -> Path:
+             title: str = "A test", shows_title: bool = False) -> Path:
+    """`pages` Letter pages reading "page N"; with `shows_title`, page 1 also sets `title`
+    large at its top, as a paper does (its Info /Title is `title` either way)."""
     pdf = pikepdf.new()
     for i in range(pages):
         page = pdf.add_blank_page(page_size=(612, 792))
-        page.Contents = pdf.make_stream(b"BT /F1 12 Tf 72 700 Td (page %d) Tj ET" % (i + 1))
+        heading = wrapped(title, 20, 750) if shows_title and i == 0 else b""
+        page.Contents = pdf.make_stream(heading + b"BT /F1 12 Tf 72 700 Td (page %d) Tj ET" % (i + 1))
         page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pikepdf.Dictionary(
             Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)))
     pdf.docinfo["/Title"] = title
@@ -75,9 +78,12 @@ def show_encryption(path: Path, password: str = "") -> str:
 
 def pdfa_file(path: Path, part: str, title: str | None = None) -> Path:
     """A one-page pikepdf file whose XMP claims PDF/A-`part`b (a claim only, not a valid PDF/A),
-    with `title` as its XMP dc:title when given."""
+    with `title` as its XMP dc:title, and set large at the top of its page, when given."""
     with pikepdf.new() as pdf:
-        pdf.add_blank_page()
+        page = pdf.add_blank_page(page_size=(612, 792))
+        if title is not None:
+            page.Contents = pdf.make_stream(wrapped(title, 20, 740))
+            page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA))
         with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
             meta["pdfaid:part"] = part
             meta["pdfaid:conformance"] = "B"
@@ -130,3 +136,87 @@ class Writer:
 
     def end(self, startxref: int) -> bytes:
         return bytes(self.out + b"startxref\n%d\n%%%%EOF\n" % startxref)
+
+
+# -- pages that show (or hide) text: the forgeries of issue 24 and their genuine copies ------
+HELVETICA = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)
+
+
+def run(text: str, size: float, x: float, y: float, ops: bytes = b"") -> bytes:
+    """One line of Helvetica at (x, y); `ops` come first (colour, render mode, a clip), in a q/Q pair."""
+    escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").encode("latin-1")
+    return b"q %s BT /F1 %s Tf %s %s Td (%s) Tj ET Q\n" % (ops, _num(size), _num(x), _num(y), escaped)
+
+
+def wrapped(text: str, size: float, y: float, x: float = 72, width: float = 470, ops: bytes = b"") -> bytes:
+    """`text` in lines of about `width` points from `y` down (Helvetica's average letter is ~0.5 em)."""
+    per_line = max(1, int(width / (size * 0.5)))
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > per_line:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return b"".join(run(text, size, x, y - i * size * 1.2, ops) for i, text in enumerate(lines))
+
+
+def body_text(lines: int = 30, y: float = 560, sentence: str = "") -> bytes:
+    """Paragraphs at 10 pt (a page's body), with `sentence` in the middle of them."""
+    filler = "The method is evaluated on several tasks and compared with earlier work in detail."
+    text = " ".join([filler] * (lines // 2) + ([sentence] if sentence else []) + [filler] * (lines // 2))
+    return wrapped(text, 10, y)
+
+
+def page_pdf(path: Path, content: bytes, *, info_title: str | None = None, xmp_title: str | None = None,
+             pith_title: str | None = None, layer: bytes | None = None, layer_on: bool = False,
+             layer_how: str = "marked", annotation: str | None = None, uri: str | None = None) -> Path:
+    """A one-page Letter PDF drawing `content` (Helvetica as /F1; /GS0 an ExtGState whose fill
+    is fully transparent), with `layer` drawn in an optional-content group that the default
+    configuration turns on or off: in marked content (`layer_how` "marked"), the same with the
+    group off by /BaseState ("base-state"), or as a form XObject whose /OC is the group ("form");
+    the given metadata titles, a FreeText annotation and a URI link."""
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page(page_size=(612, 792))
+    resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA),
+                                   ExtGState=pikepdf.Dictionary(GS0=pikepdf.Dictionary(ca=0)))
+    if layer is not None:
+        group = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.OCG, Name=pikepdf.String("Layer")))
+        resources.Properties = pikepdf.Dictionary(oc1=group)
+        default = pikepdf.Dictionary(ON=[group]) if layer_on else pikepdf.Dictionary(OFF=[group])
+        if layer_how == "base-state" and not layer_on:
+            default = pikepdf.Dictionary(BaseState=pikepdf.Name.OFF)
+        pdf.Root.OCProperties = pikepdf.Dictionary(OCGs=[group], D=default)
+        if layer_how == "form":
+            form = pdf.make_stream(layer, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Form, BBox=[0, 0, 612, 792],
+                                   OC=group, Resources=pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=HELVETICA)))
+            resources.XObject = pikepdf.Dictionary(Fm1=form)
+            content += b"/Fm1 Do\n"
+        else:
+            content += b"/OC /oc1 BDC\n" + layer + b"EMC\n"
+    page.Contents = pdf.make_stream(content)
+    page.Resources = resources
+    annots = []
+    if annotation is not None:
+        annots.append(pikepdf.Dictionary(Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.FreeText,
+                                         Rect=[72, 600, 540, 700], Contents=pikepdf.String(annotation),
+                                         DA=pikepdf.String("/Helv 20 Tf 0 g")))
+    if uri is not None:
+        annots.append(pikepdf.Dictionary(Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Link, Rect=[72, 40, 300, 60],
+                                         A=pikepdf.Dictionary(S=pikepdf.Name.URI, URI=pikepdf.String(uri))))
+    if annots:
+        page.Annots = pdf.make_indirect(pikepdf.Array([pdf.make_indirect(a) for a in annots]))
+    if info_title is not None:
+        pdf.docinfo["/Title"] = info_title
+    if pith_title is not None:
+        pdf.docinfo["/PithTitle"] = pith_title
+    if xmp_title is not None:
+        with pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
+            meta["dc:title"] = xmp_title
+    pdf.save(path, deterministic_id=True)
+    return path
+
+
+def _num(value: float) -> bytes:
+    return (b"%d" % value) if float(value).is_integer() else (b"%.3f" % value)

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from pithtex import brand
-from pithtex.app import badge_state
+from pithtex.client import badge_state
 from pithtex.number import PithNumber
 from pithtex.record import load_document
 from pithtex.trust import KeyRing, PublicKey, pinned_keys

@@ -121,7 +121,7 @@ def test_verify_junk_never_tracebacks(tmp_path, content, fragment):
 
 def test_verify_missing_file_and_folder(tmp_path):
     assert "no such file" in assert_clean_error(pithtex_cli("verify", str(tmp_path / "nope.json")))
-    assert "is a folder" in assert_clean_error(pithtex_cli("verify", str(tmp_path)))
+    assert "0 files: no PDF found" in assert_clean_error(pithtex_cli("verify", str(tmp_path)))  # a folder: its PDFs
 
 
 def test_python_dash_m_and_help_teach_by_example():

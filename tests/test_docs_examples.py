@@ -8,8 +8,8 @@ times, sizes, the local resolver's port). ```pycon blocks are doctests (ELLIPSIS
 
 Each document runs in its own folder, its blocks in order (a later example may use what an
 earlier one wrote), prepared as a reader's would be: `examples/` copied in, `paper.pdf` (a
-one-page PDF whose Info /Title is the seed record's title), the installed `pithtex` on PATH,
-a fresh HOME and cache, and no internet: PITH_BASE_URL names a local resolver on 127.0.0.1
+one-page PDF showing the seed record's title on page 1, and in Info /Title), the installed
+`pithtex` on PATH, a fresh HOME and cache, and no internet: PITH_BASE_URL names a local resolver on 127.0.0.1
 that serves the seed record and answers arXiv look-ups for it, and proxies point at a closed
 port so any other request fails at once.
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import BODY, ROOT, SEED_PATH, SEED_TITLE
-from .pdfkit import make_pdf
+from .pdfkit import body_text, page_pdf, wrapped
 from .resolverkit import FakeResolver, Reply, closed_port_url, serving
 
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -97,7 +97,8 @@ def resolver() -> Iterator[FakeResolver]:
 
 def workspace(tmp: Path) -> Path:
     shutil.copytree(ROOT / "examples", tmp / "examples")
-    make_pdf(tmp / "paper.pdf", title=SEED_TITLE)
+    # a paper as a reader has one: its title set large at the top of page 1, and in Info /Title
+    page_pdf(tmp / "paper.pdf", wrapped(SEED_TITLE, 20, 720) + body_text(), info_title=SEED_TITLE)
     (tmp / "home").mkdir()
     return tmp
 

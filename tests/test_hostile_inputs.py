@@ -267,7 +267,8 @@ def test_a_record_cannot_forge_a_report_line(tmp_path):
     p = pithtex_cli("verify", str(record), "--keys", str(key.key_file(tmp_path)))
     assert p.returncode == 1, p.stderr
     lines = p.stdout.splitlines()
-    assert len(lines) == 8 and lines[1].startswith("  [FAIL] hash"), p.stdout  # one line per check
+    assert len(lines) == 9 and lines[1].startswith("  [FAIL] hash"), p.stdout  # one line per check
+    assert lines[-1].startswith("  invalid: recomputed") and "x\\u000a" in lines[-1]  # the summary: one line too
     assert not any(ln.startswith("  [ok  ] signature  valid Ed25519 signature by pith-v1") for ln in lines)
 
 

@@ -71,7 +71,7 @@ def test_a_record_that_fails_is_never_cached(fake, tmp_path, document):
     fake.record(BODY, Reply.json(document))
     assert verify(fake.base, tmp_path, BODY).returncode == 1
     assert not list((tmp_path / "cache").rglob("*.json"))
-    assert "--offline forbids the network" in assert_clean_error(verify(fake.base, tmp_path, BODY, "--offline"), 3)
+    assert "offline forbids the network" in assert_clean_error(verify(fake.base, tmp_path, BODY, "--offline"), 3)
 
 
 def test_an_unsigned_record_is_not_cached(fake, tmp_path):
@@ -87,7 +87,7 @@ def test_the_cache_is_kept_per_resolver(fake, other, tmp_path):
     assert verify(fake.base, tmp_path, BODY).returncode == 0
     assert verify(fake.base, tmp_path, BODY, "--offline").returncode == 0
     # Another resolver (a mirror given with --base-url) never sees, nor replaces, that entry.
-    assert "--offline forbids" in assert_clean_error(verify(other.base, tmp_path, BODY, "--offline"), 3)
+    assert "offline forbids" in assert_clean_error(verify(other.base, tmp_path, BODY, "--offline"), 3)
     other.record(BODY, Reply.json(bad_signature()))
     assert verify(other.base, tmp_path, BODY).returncode == 1
     assert verify(fake.base, tmp_path, BODY, "--offline").returncode == 0
@@ -102,7 +102,7 @@ def test_offline_re_verifies_with_the_keys_of_this_run(fake, tmp_path):
     assert verify(fake.base, tmp_path, body, "--keys", keys).returncode == 0  # cached: it verified
     assert verify(fake.base, tmp_path, body, "--offline", "--keys", keys).returncode == 0
     # Without the mirror key the cached copy does not verify: ignored, never trusted.
-    assert "--offline forbids" in assert_clean_error(verify(fake.base, tmp_path, body, "--offline"), 3)
+    assert "offline forbids" in assert_clean_error(verify(fake.base, tmp_path, body, "--offline"), 3)
 
 
 def test_a_cache_entry_edited_on_disk_is_ignored_then_replaced(fake, tmp_path):
@@ -113,7 +113,7 @@ def test_a_cache_entry_edited_on_disk_is_ignored_then_replaced(fake, tmp_path):
     data["document"]["receipt"]["signature_b64"] = bad_signature()["receipt"]["signature_b64"]
     entry.write_text(json.dumps(data))
     # Never "FAILED" for a genuine number because of a bad cache: it cannot decide offline...
-    assert "--offline forbids" in assert_clean_error(verify(fake.base, tmp_path, BODY, "--offline"), 3)
+    assert "offline forbids" in assert_clean_error(verify(fake.base, tmp_path, BODY, "--offline"), 3)
     assert verify(fake.base, tmp_path, BODY).returncode == 0  # ...and the next good answer replaces it
     assert verify(fake.base, tmp_path, BODY, "--offline").returncode == 0
 

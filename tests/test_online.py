@@ -7,6 +7,7 @@ import json
 import pytest
 
 from .conftest import BODY, assert_clean_error, pithtex_cli
+from .pdfkit import make_pdf
 from .recordkit import TestKey, canonical, full_record
 from .resolverkit import FakeResolver, Reply, closed_port_url
 from .test_resolver import bad_signature, seed_doc, tampered
@@ -92,7 +93,7 @@ def test_unreachable_and_offline(tmp_path):
     p = pithtex_cli("verify", BODY, "--online", "--base-url", closed_port_url(), env=env)
     assert "cannot reach" in assert_clean_error(p, 3)
     p = pithtex_cli("verify", BODY, "--offline", env=env)
-    assert "--offline forbids the network" in assert_clean_error(p, 3)
+    assert "working offline forbids the network" in assert_clean_error(p, 3)
 
 
 def test_etag_cache_and_offline_through_the_cli(fake, tmp_path):
@@ -110,7 +111,8 @@ def test_pdf_argument_reads_the_number_then_fetches(fake, tmp_path):
     from pypdf import PdfWriter
 
     fake.record(BODY, Reply.json(seed_doc()))
-    for title, code in ((seed_doc()["paper"]["title"], 0), (None, 3)):
+    # a blank page says nothing of which paper it is, and its Info /Title alone cannot either
+    for title in (seed_doc()["paper"]["title"], None):
         writer = PdfWriter()
         writer.add_blank_page(200, 200)
         writer.add_metadata({"/PithNumber": BODY, "/PithURL": f"https://pith.science/pith/{BODY}",
@@ -119,12 +121,15 @@ def test_pdf_argument_reads_the_number_then_fetches(fake, tmp_path):
         with pdf.open("wb") as handle:
             writer.write(handle)
         p = online(fake, tmp_path, str(pdf), "--online", "--json")
-        assert p.returncode == code, p.stderr
+        assert p.returncode == 3, p.stderr
         report = as_json(p)
-        assert report["verified"] is (code == 0) and fake.hits(PATH)
-        # a blank page says nothing of which paper it is: only its Info /Title can
-        said = "Info /Title is the record's title" if title else "page 1 has no text layer"
+        assert report["verified"] is False and report["checks"]["signature"] == "pass" and fake.hits(PATH)
+        said = "metadata alone does not show which paper a PDF is" if title else "page 1 shows no text"
         assert said in report["details"]["paper"]
+    shown = make_pdf(tmp_path / "shown.pdf", title=seed_doc()["paper"]["title"], shows_title=True)
+    assert pithtex_cli("stamp", str(shown), "--number", BODY, "--in-place").returncode == 0
+    p = online(fake, tmp_path, str(shown), "--online", "--json")
+    assert p.returncode == 0 and as_json(p)["verified"] is True, p.stdout
     bare = PdfWriter()
     bare.add_blank_page(200, 200)
     with (tmp_path / "bare.pdf").open("wb") as handle:
@@ -136,4 +141,4 @@ def test_bad_arguments_are_clean_errors(fake, tmp_path):
     assert "neither a record file nor a Pith Number" in assert_clean_error(online(fake, tmp_path, "NOTANUMBER"))
     assert "no such file" in assert_clean_error(online(fake, tmp_path, "missing.json"))
     p = online(fake, tmp_path, BODY, "--number", "AAAAAAAAAAAAAAAAAAAAAAAAAA")
-    assert "but --number asks for" in assert_clean_error(p)
+    assert "but the number expected is" in assert_clean_error(p)

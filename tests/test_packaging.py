@@ -71,8 +71,9 @@ def test_an_extra_s_subpackage_imports_what_the_extra_declares():
         assert _extra_requirements(extra) <= _third_party(imported, True, folder), (folder, extra)
 
 
-def test_pypdf_is_imported_only_by_the_page_text_reader():
-    assert _imported_top_levels()["pypdf"] == {"pithtex/pdf/shown.py"}
+def test_pdfium_is_imported_only_by_the_page_one_reader():
+    assert _imported_top_levels()["pypdfium2"] == {"pithtex/pdf/pdfium.py"}
+    assert "pypdf" not in _imported_top_levels()  # one reader of page 1's text (issue 24)
 
 
 def test_the_package_marks_itself_typed_and_ships_the_marker():

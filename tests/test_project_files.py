@@ -37,3 +37,11 @@ def test_the_package_top_level_keeps_at_most_sixteen_modules():
     assert len(top) <= 16, top
     for room in ("latex", "web", "arxiv", "pdf", "cli"):
         assert (ROOT / "pithtex" / room / "__init__.py").is_file()
+
+
+def test_the_command_line_only_parses_and_prints_in_short_modules():
+    """pithtex/cli/ parses and prints; what a target is and how it is checked is the library's
+    (pithtex/client.py): no module there grows past 120 lines."""
+    long = {p.name: n for p in (ROOT / "pithtex" / "cli").glob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 120}
+    assert long == {}

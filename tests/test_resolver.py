@@ -143,7 +143,7 @@ def test_304_without_a_cache_is_not_trusted(fake, tmp_path):
 
 
 def test_offline_reads_only_the_cache(fake, tmp_path):
-    with pytest.raises(ResolverError, match="--offline forbids the network; cannot decide"):
+    with pytest.raises(ResolverError, match="working offline forbids the network; cannot decide"):
         client(fake, tmp_path, offline=True).fetch_record(N)
     fake.record(BODY, Reply.json(seed_doc()))
     client(fake, tmp_path).fetch_record(N)

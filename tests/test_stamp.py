@@ -188,7 +188,7 @@ def test_cli_record_sets_the_year_and_attaches(tmp_path: Path):
     from .conftest import SEED_TITLE
     from .pdfkit import make_pdf
 
-    inp = make_pdf(tmp_path / "in.pdf", title=SEED_TITLE)
+    inp = make_pdf(tmp_path / "in.pdf", title=SEED_TITLE, shows_title=True)
     out = tmp_path / "out.pdf"
     proc = pithtex_cli("stamp", str(inp), "--record", str(SEED_PATH), "--attach-record", "-o", str(out), "--json")
     assert proc.returncode == 0, proc.stderr

@@ -89,7 +89,7 @@ def test_badge_and_attachment_are_encrypted_too(samples, tmp_path: Path, variant
     from .pdfkit import make_pdf
 
     # Info /Title is encrypted too: stamp --record reads it to know the PDF is the record's paper
-    locked = encrypt(make_pdf(tmp_path / "plain.pdf", title=SEED_TITLE), tmp_path / "in.pdf", variant)
+    locked = encrypt(make_pdf(tmp_path / "plain.pdf", title=SEED_TITLE, shows_title=True), tmp_path / "in.pdf", variant)
     out = tmp_path / "out.pdf"
     proc = pithtex_cli("stamp", str(locked), "-o", str(out), "--record", str(SEED_PATH), "--badge",
                        "--attach-record")

@@ -18,7 +18,7 @@ from pithtex.record import title_sha256
 from pithtex.trust import fingerprint
 
 from .conftest import BODY, SEED_PATH, SEED_TITLE, assert_clean_error, fixture_pdf, pithtex_cli, seed_doc
-from .pdfkit import make_pdf
+from .pdfkit import body_text, make_pdf, page_pdf, wrapped
 from .recordkit import TestKey, canonical, full_record
 from .resolverkit import Reply
 
@@ -160,10 +160,15 @@ def test_stamp_record_refuses_another_papers_pdf(tmp_path):
     pdf = make_pdf(tmp_path / "other.pdf", title="Attention Is All You Need")
     out = tmp_path / "out.pdf"
     err = assert_clean_error(pithtex_cli("stamp", str(pdf), "--record", str(SEED_PATH), "-o", str(out)), 1)
-    assert "not stamped with" in err and "(--force stamps it anyway)" in err and not out.exists()
+    assert "not stamped with" in err and "(use --force to stamp it anyway)" in err and not out.exists()
     p = pithtex_cli("stamp", str(pdf), "--record", str(SEED_PATH), "-o", str(out), "--force")
     assert p.returncode == 0 and "stamped anyway (--force)" in p.stderr and out.exists()
-    shown = make_pdf(tmp_path / "shown.pdf", title=SEED_TITLE)
+    # Info /Title alone is anyone's to write: not the paper (issue 24)
+    named = make_pdf(tmp_path / "named.pdf", title=SEED_TITLE)
+    named_out = tmp_path / "named-out.pdf"
+    err = assert_clean_error(pithtex_cli("stamp", str(named), "--record", str(SEED_PATH), "-o", str(named_out)), 1)
+    assert "metadata alone does not show which paper a PDF is" in err and not named_out.exists()
+    shown = page_pdf(tmp_path / "shown.pdf", wrapped(SEED_TITLE, 20, 720) + body_text(), info_title=SEED_TITLE)
     p = pithtex_cli("stamp", str(shown), "--record", str(SEED_PATH), "-o", str(tmp_path / "ok.pdf"))
     assert p.returncode == 0 and not p.stderr, p.stderr
 
@@ -222,7 +227,7 @@ def test_a_long_form_with_another_year_is_invalid(fake, tmp_path):
     assert p.returncode == 1 and f"pith:1999:{BODY} names year 1999" in p.stdout and "in 2021" in p.stdout
     assert online(fake, tmp_path, f"pith:2021:{BODY}", "--online").returncode == 0
     # a PDF whose XMP pith:long says 1999
-    pdf = make_pdf(tmp_path / "p.pdf", title=SEED_TITLE)
+    pdf = make_pdf(tmp_path / "p.pdf", title=SEED_TITLE, shows_title=True)
     assert pithtex_cli("stamp", str(pdf), "--number", f"pith:1999:{BODY}", "--in-place").returncode == 0
     p = online(fake, tmp_path, str(pdf), "--online")
     assert p.returncode == 1 and "names year 1999" in p.stdout and "submitted_at is in 2021" in p.stdout, p.stdout
@@ -342,14 +347,20 @@ def test_title_recorded_when_given_late_never_when_withheld_or_missing(tmp_path)
     assert run.pdf is not None and "! " not in run.log and _info_title(run.pdf) is None, run.log[-1500:]
 
 def test_the_decision_table_of_check_paper():
-    """check_paper is pure: what the PDF shows in, a verdict out (pdf.shown.Shown by hand)."""
+    """check_paper is pure: what the PDF shows in, a verdict out (pdf.shown.Shown by hand:
+    `largest` is page 1's title, what pdf/page.py's title_lines picked)."""
     from pithtex.pdf.shown import Shown
     from pithtex.verify import check_paper
 
     doc, other = seed_doc(), "Attention Is All You Need"
     cases = [
-        (Shown(page1=f"{SEED_TITLE}\nA. Author"), "pass", "page 1 shows the record's title"),
-        (Shown(page1="", info_title=SEED_TITLE), "pass", "Info /Title is the record's title"),
+        (Shown(page1=f"{SEED_TITLE}\nA. Author", largest=SEED_TITLE), "pass", "page 1 shows the record's title"),
+        # metadata alone never shows which paper a PDF is; nor the title in page 1's smaller text
+        (Shown(page1="", info_title=SEED_TITLE), "unknown", "metadata alone does not show"),
+        (Shown(page1=f"{other}\nWe extend {SEED_TITLE}.", largest=other), "unknown", "only in its smaller text"),
+        # metadata naming another paper whose title page 1 sets: invalid, whatever else page 1 shows
+        (Shown(page1=f"{other} {SEED_TITLE}", largest=f"{other}\n{SEED_TITLE}", info_title=other), "fail",
+         "its Info /Title"),
         (Shown(page1=f"{other}\nA. Author", largest=other, info_title=other), "fail", "its Info /Title"),
         (Shown(page1=f"{other}\nA. Author", largest=other, xmp_title=other), "fail", "its XMP dc:title"),
         (Shown(page1=f"{other}\nA. Author", pith_title=other), "fail", "pith.sty typeset the title"),
@@ -359,7 +370,7 @@ def test_the_decision_table_of_check_paper():
         (Shown(page1="arXiv:quant-ph/9508027v2 25 Jan 1996", largest="arXiv:quant-ph/9508027v2 25 Jan 1996",
                info_title="arXiv:quant-ph/9508027v2 25 Jan 1996"), "unknown", "cannot tell"),
         (Shown(page1=None, problem="pypdf cannot open the encrypted file"), "unknown", "pypdf cannot open"),
-        (Shown(page1=""), "unknown", "page 1 has no text layer"),
+        (Shown(page1=""), "unknown", "page 1 shows no text"),
         # pith.sty's typeset title wins over page 1's text: a title page that merely cites the record's title
         (Shown(page1=f"{other}\nWe extend {SEED_TITLE}.", pith_title=other), "fail", "pith.sty typeset"),
     ]
@@ -368,6 +379,7 @@ def test_the_decision_table_of_check_paper():
         assert check.status == status and said in check.detail, (shown, check)
     # --title stands in for a missing paper.title, when it hashes
     bare = {k: v for k, v in doc.items() if k != "paper"}
-    assert check_paper(bare, Shown(page1=SEED_TITLE)).status == "unknown"
-    assert check_paper(bare, Shown(page1=SEED_TITLE), title=SEED_TITLE).status == "pass"
-    assert "does not hash" in check_paper(bare, Shown(page1=SEED_TITLE), title=other).detail
+    titled = Shown(page1=SEED_TITLE, largest=SEED_TITLE)
+    assert check_paper(bare, titled).status == "unknown"
+    assert check_paper(bare, titled, title=SEED_TITLE).status == "pass"
+    assert "does not hash" in check_paper(bare, titled, title=other).detail

@@ -100,7 +100,7 @@ def open_upload(path: str | Path, mains: list[str] | None = None) -> Upload:
     name = p.name.lower()
     if name.endswith(".tex"):
         if mains:
-            raise PithError(f"{path}: give either a .tex file or --main, not both")
+            raise PithError(f"{path}: give either a .tex file or the main files, not both")
         return _from_folder(p.parent, str(path), chosen=[p.name])
     if name.endswith(ARCHIVE_SUFFIXES):
         tmp = tempfile.TemporaryDirectory(prefix="pithtex-upload-")

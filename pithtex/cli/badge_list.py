@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..web.publist import Checked
 
 def run_list(args: Namespace) -> int:
-    from .. import app
+    from ..client import Client
     from ..errors import PithError
     from ..web import publist, publist_check
 
@@ -27,11 +27,11 @@ def run_list(args: Namespace) -> int:
     place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
     folder = _folder(Path(args.output))
     papers, skipped = publist_check.load_list(Path(args.list))
-    keys = app.keyring(args.keys)
-    for refusal in keys.refused:
-        print(f"pithtex: warning: {refusal}", file=sys.stderr)
+    from . import warn_refused
+
+    keys = warn_refused(args.keys)
     progress = _Progress(len(papers))
-    checked = publist_check.check_all(papers, keys, base_url=args.base_url, offline=args.offline,
+    checked = publist_check.check_all(papers, Client(keys, base_url=args.base_url, offline=args.offline),
                                       done=progress.step)
     progress.end()
     files = publist.list_files(checked, place, publist.page_keys(keys))

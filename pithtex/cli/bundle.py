@@ -52,7 +52,7 @@ def register(subparsers: Subparsers) -> None:
 def run(args: Namespace) -> int:
     from pathlib import Path
 
-    from .. import app
+    from .. import client as app
     from ..arxiv.report import as_dict, human
     from ..safetext import line
     from . import emit_json

@@ -67,7 +67,7 @@ def log_cap() -> int:
 
 
 def run(args: Namespace) -> int:
-    from .. import app
+    from .. import client as app
     from ..arxiv.report import as_dict, human
 
     timeout = time_limit(args.timeout, "--timeout")

@@ -38,7 +38,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from .. import app
+    from .. import client as app
 
     facts = app.inspect(args.pdf, args.password.encode("utf-8") if args.password else None, locked_ok=args.json)
     if args.json:

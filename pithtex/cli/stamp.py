@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 
 from ..value import TYPE_CHECKING
-from . import add_command, add_remove_stale, emit_json, report_stale
+from . import add_command, add_remove_stale, emit_json, report_stale, warn_refused
 
 if TYPE_CHECKING:
     from argparse import Namespace
-    from typing import Any
 
+    from ..pdf.batch import Failure
+    from ..pdf.stamp import Outcome
     from . import Subparsers
 
 EPILOG = """\
@@ -19,9 +20,13 @@ examples:
   pithtex stamp paper.pdf --record record.json -o stamped.pdf --badge
   pithtex stamp paper.pdf --number YBK5PTAKOSCXY2WMLIIB7DMYH6 --in-place
   pithtex stamp paper.pdf --in-place            # complete what pith.sty left out
+  pithtex stamp 1706.03762v5.pdf                # an arXiv PDF: its stamp names its record
   pithtex stamp stamped.pdf --revert -o original.pdf
   pithtex stamp papers/*.pdf --record record.json -o stamped/ --jobs 4
 
+Without --number or --record, a PDF that carries no number is identified as `verify` does
+(arXiv's stamp, its own arXiv link or DOI), its record resolved and verified, and stamped
+only when the record verified and the PDF shows it (otherwise refused, saying why).
 The original bytes are kept untouched at the start of the output; the update is marked, so a
 second stamp with the same number changes nothing and --revert gives the original back
 (refused when other updates were appended after pithtex's: --force drops them too).
@@ -59,57 +64,53 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
+    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
+    p.add_argument("--offline", action="store_true", help="an arXiv PDF's record from the cache only")
     add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
-    from .. import app
+    from ..client import Client, plan_stamp
     from ..safetext import line
 
-    plan = app.plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
-                          in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
-                          force=args.force, password=_password(args), revert=args.revert, jobs=args.jobs)
+    client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
+    password = args.password.encode("utf-8") if args.password is not None else None
+    plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
+                      in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
+                      force=args.force, password=password, revert=args.revert, jobs=args.jobs, client=client)
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)
-    done = app.stamp(plan, progress=sys.stderr.isatty() and not args.json)
+    done = client.stamp(plan, progress=sys.stderr.isatty() and not args.json)
     _report(done.done, done.failed, args.json)
     return done.exit_code
 
 
-def _password(args: Namespace) -> bytes | None:
-    """A password as the handler wants it: UTF-8 (R5/R6 use it as is; R2-R4 as Latin-1 bytes)."""
-    if args.password is None:
-        return None
-    password: str = args.password
-    return password.encode("utf-8")
-
-
-def _report(done: list[dict[str, Any]], failed: list[tuple[str, str, int]], as_json: bool) -> None:
+def _report(done: list[Outcome], failed: list[Failure], as_json: bool) -> None:
     from ..safetext import line
 
     if as_json:
-        report = done[0] if len(done) == 1 and not failed else {
-            "files": done, "failed": [{"file": f, "error": m, "exit_code": c} for f, m, c in failed]}
-        emit_json(report)
+        emit_json(done[0].as_dict() if len(done) == 1 and not failed else {
+            "files": [d.as_dict() for d in done], "failed": [f._asdict() | {"error": f.message} for f in failed]})
     else:
         for item in done:
             print(line(_line(item)))
     for item in done:
-        for warning in item["warnings"]:
-            print(line(f"pithtex: warning: {item['file']}: {warning}"), file=sys.stderr)
+        for warning in item.warnings:
+            print(line(f"pithtex: warning: {item.source}: {warning}"), file=sys.stderr)
     if len(done) + len(failed) > 1:
-        counts = {s: sum(1 for d in done if d["status"] == s) for s in ("stamped", "unchanged", "reverted")}
+        counts = {s: sum(1 for d in done if d.status == s) for s in ("stamped", "unchanged", "reverted")}
         summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        names = "; ".join(f"{f}: {m.removeprefix(f + ': ')}" for f, m, _c in failed)
+        names = "; ".join(f"{f.file}: {f.message.removeprefix(f.file + ': ')}" for f in failed)
         print(f"pithtex: {summary or 'nothing done'}, {len(failed)} failed" + (f" ({names})" if failed else ""),
               file=sys.stderr)
 
 
-def _line(item: dict[str, Any]) -> str:
-    if item["status"] == "unchanged":
-        return f"{item['file']}: already carries pith:{item['number']}: nothing to change" + (
-            f" (copied to {item['output']})" if item["output"] != item["file"] else "")
-    if item["status"] == "reverted":
-        return f"{item['file']}: pithtex update removed -> {item['output']}"
-    return f"{item['file']}: stamped pith:{item['number']} -> {item['output']} ({', '.join(item['changed'])})"
+def _line(item: Outcome) -> str:
+    if item.status == "unchanged":
+        return f"{item.source}: already carries pith:{item.number}: nothing to change" + (
+            f" (copied to {item.output})" if item.output != item.source else "")
+    if item.status == "reverted":
+        return f"{item.source}: pithtex update removed -> {item.output}"
+    return f"{item.source}: stamped pith:{item.number} -> {item.output} ({', '.join(item.changed)})"

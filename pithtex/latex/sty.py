@@ -85,8 +85,9 @@ def write_beside(folder: Path | str = ".", force: bool = False) -> Written:
         # A paper folder (a cloned repository, an unpacked upload) may hold a link named
         # pith.sty to any file; --force replaces the link itself, never the file it names.
         if not force:
-            raise Refused(f"{path} is a symbolic link (to {os.readlink(path)}); --force replaces the link "
-                          "with the current pith.sty (the file it points to is left alone)")
+            raise Refused(f"{path} is a symbolic link (to {os.readlink(path)})",
+                          remedy=("force", "replace the link with the current pith.sty (the file it points to is "
+                                           "left alone)"))
         status = "replaced"
     elif path.exists():
         if not path.is_file():
@@ -96,7 +97,7 @@ def write_beside(folder: Path | str = ".", force: bool = False) -> Written:
             return Written(path, current(), "unchanged")
         if not force:
             raise Refused(f"{path} exists and differs from the current pith.sty ({declared(theirs) or 'no version'}"
-                          f" there, {current()} here); --force replaces it")
+                          f" there, {current()} here)", remedy=("force", "replace it"))
         status = "replaced"
     write_atomic(path, ours, follow=False)
     return Written(path, current(), status)

@@ -14,7 +14,15 @@ from .stamp import Options, Outcome, revert_file, stamp_file
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from typing import Any
+
+
+class Failure(NamedTuple):
+    """A file a batch could not do: its name, the one-line reason, the exit code."""
+
+    file: str
+    message: str
+    exit_code: int
+    remedy: tuple[str, str] | None = None  # as PithError.remedy
 
 
 class Task(NamedTuple):
@@ -30,24 +38,24 @@ def run_one(task: Task) -> Outcome:
     return stamp_file(task.source, task.output, task.options)
 
 
-def _safe(task: Task) -> tuple[dict[str, Any] | None, tuple[str, str, int] | None]:
+def _safe(task: Task) -> tuple[Outcome | None, Failure | None]:
     """A worker's result as plain data: (outcome, None) or (None, (file, message, exit code))."""
     try:
-        return run_one(task).as_dict(), None
+        return run_one(task), None
     except PithError as exc:
-        return None, (str(task.source), str(exc), exc.exit_code)
+        return None, Failure(str(task.source), str(exc), exc.exit_code, exc.remedy)
     except Exception as exc:  # a bug: it must not end the batch, and it is reported as a bug, not as bad input
         message = f"{task.source}: {bug_message(exc)}"
         if os.environ.get("PITHTEX_DEBUG"):
             import traceback
 
             message += "\n" + traceback.format_exc().rstrip()
-        return None, (str(task.source), message, errors.BUG)
+        return None, Failure(str(task.source), message, errors.BUG)
 
 
-def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict[str, Any]], list[tuple[str, str, int]]]:
-    done: list[dict[str, Any]] = []
-    failed: list[tuple[str, str, int]] = []
+def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[Outcome], list[Failure]]:
+    done: list[Outcome] = []
+    failed: list[Failure] = []
     if jobs == 1:
         results = map(_safe, tasks)
         _collect(results, len(tasks), done, failed, progress)
@@ -60,8 +68,8 @@ def run_batch(tasks: list[Task], jobs: int, progress: bool) -> tuple[list[dict[s
     return done, failed
 
 
-def _collect(results: Iterable[tuple[dict[str, Any] | None, tuple[str, str, int] | None]], total: int,
-             done: list[dict[str, Any]], failed: list[tuple[str, str, int]], progress: bool) -> None:
+def _collect(results: Iterable[tuple[Outcome | None, Failure | None]], total: int,
+             done: list[Outcome], failed: list[Failure], progress: bool) -> None:
     for i, (outcome, failure) in enumerate(results, start=1):
         if outcome is not None:
             done.append(outcome)

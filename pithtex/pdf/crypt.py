@@ -194,7 +194,7 @@ def open_security(encrypt: Any, encrypt_ref: Ref | None, trailer_id: Any, passwo
         if key is not None:
             return Security(params, key, encrypt_ref)
     if password is None:
-        raise PasswordNeeded("it needs a password to open (give --password)")
+        raise PasswordNeeded("it needs a password to open, and none was given")
     raise PasswordNeeded("the password given opens neither as user nor as owner password")
 
 

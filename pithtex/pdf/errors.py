@@ -18,6 +18,10 @@ class TooDeep(PdfSyntaxError):
     the misplaced object or broken xref a reader would otherwise take it for."""
 
 
+class Oversize(PdfSyntaxError):
+    """A stream that decodes to more than the limit its reader set."""
+
+
 class Damaged(ValueError):
     """A file whose structure cannot be read without guessing."""
 
@@ -41,3 +45,7 @@ class XmpError(ValueError):
 
 class XmpWriteError(RuntimeError):
     """The packet pithtex made does not read back as what was meant: a bug, never written."""
+
+
+class SavedWebPage(Damaged):
+    """A web page saved under a PDF's name (a browser's "Save as" of arxiv.org/abs/...)."""

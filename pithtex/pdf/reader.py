@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..files import open_input
 from ..value import TYPE_CHECKING
-from .errors import Damaged, EncryptionError, PdfSyntaxError, Shrunk, TooDeep
+from .errors import Damaged, EncryptionError, Oversize, PdfSyntaxError, SavedWebPage, Shrunk, TooDeep
 from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
 
 if TYPE_CHECKING:
@@ -50,11 +50,21 @@ def read_failure(path: Path | str, exc: BaseException) -> str:
         return f"{path}: {exc}"
     if isinstance(exc, IsADirectoryError):
         return f"{path}: is a directory, not a PDF"
+    if isinstance(exc, SavedWebPage):
+        return f"{path}: {exc}"
     if isinstance(exc, (Damaged, PdfSyntaxError)):
         return f"{path}: damaged or not a PDF, refusing to repair it silently ({exc})"
     if isinstance(exc, EncryptionError):
         return f"{path}: encrypted PDF: {exc}"
     return f"{path}: cannot be read as a PDF ({exc.strerror if isinstance(exc, OSError) else exc})"
+
+
+def html_problem(head: bytes) -> str | None:
+    """Why a file's first bytes are a saved web page rather than a PDF, or None."""
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if start.startswith((b"<!doctype html", b"<html")) or (start.startswith(b"<?xml") and b"<html" in start[:512]):
+        return "an HTML page saved under a PDF name, not a PDF (download the PDF itself, e.g. arxiv.org/pdf/ID)"
+    return None
 
 
 class XrefRows:
@@ -195,9 +205,11 @@ class PdfFile:
 
     # -- structure ------------------------------------------------------------------------
     def _check_header(self) -> None:
-        m = _HEADER.search(self.read(0, 1024))
+        head = self.read(0, 1024)
+        m = _HEADER.search(head)
         if not m:
-            raise Damaged("no %PDF- header: not a PDF")
+            problem = html_problem(head)
+            raise SavedWebPage(problem) if problem else Damaged("no %PDF- header: not a PDF")
         self.version = m.group(1).decode()
 
     def _unlock(self, password: bytes | None) -> None:
@@ -534,7 +546,7 @@ def _inflate(data: bytes, limit: int) -> bytes:
         if not out:
             raise PdfSyntaxError("corrupt Flate stream") from None
     if d.unconsumed_tail:
-        raise PdfSyntaxError("stream decodes to more than the limit")
+        raise Oversize("stream decodes to more than the limit")
     return out
 
 

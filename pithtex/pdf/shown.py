@@ -1,19 +1,21 @@
-"""What a PDF shows as its title: page 1's text, its largest line, Info /Title, XMP dc:title.
+"""What a PDF shows as its title: page 1's visible text, the lines that are its title, and
+what its metadata names (Info /Title, XMP dc:title, pith.sty's /PithTitle).
 
-Page 1's text comes from pypdf's extractor (imported here, on first use: stamp's start-up
-never pays for it). Info and XMP are read by pithtex's own reader, the XMP through
+Page 1 is read as a reader sees it (pdf/page.py: only visible text, its title the largest
+text in its top part). Info and XMP are read by pithtex's own reader, the XMP through
 defusedxml like every other packet. Nothing here decides anything: `verify.check_paper`
-and `stamp` compare these texts with a record's title (see pithtex/titles.py).
+and `stamp` compare these texts with a record's title (see pithtex/titles.py). Metadata
+never shows that a PDF is a paper (anyone can write it); it can show that it is another.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..value import TYPE_CHECKING, NamedTuple
 from .errors import XmpError
 from .objects import decode_text
+from .page import PageOne, read_page_one, title_text
 from .reader import READ_FAILURES, PdfFile
 
 if TYPE_CHECKING:
@@ -21,25 +23,18 @@ if TYPE_CHECKING:
 
     from .facts import Facts
 
-# Page 1's text beyond this many characters is not kept (a title sits at the top).
-MAX_TEXT = 200_000
-# A page 1 whose content streams decode to more than this is not read for text: pypdf's
-# extractor is pure Python, and a title page holds far less (a hostile one could hold 75 MB).
-MAX_CONTENT = 8 * 1024 * 1024
-# Text runs at least this share of the largest size count as the largest line.
-LARGEST_SHARE = 0.92
-_BLANKS = re.compile(r"[ \t\r\n]+")
 
 
 class Shown(NamedTuple):
     """The texts a PDF offers as its title; None where it has none (or it could not be read)."""
 
-    page1: str | None = None
-    largest: str | None = None  # page 1's text in its largest font size: a typeset title, likely
+    page1: str | None = None  # page 1's visible text
+    largest: str | None = None  # page 1's title: its largest visible text in its top part (page.title_lines)
     info_title: str | None = None
     xmp_title: str | None = None
     pith_title: str | None = None  # the title pith.sty typeset, when it records it (Info /PithTitle)
     problem: str | None = None  # why page 1's text could not be read
+    page: PageOne | None = None  # page 1 as read, with arXiv's stamp and its links
 
     @property
     def has_text(self) -> bool:
@@ -58,8 +53,10 @@ def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | Non
     Info and XMP come from them (the packet is not decoded or parsed again): only page 1's
     text is read here."""
     info, xmp_title = _metadata(path, password) if facts is None else _from_facts(facts)
-    page1, largest, problem = _page1(path, password)
-    return Shown(page1, largest, info.get("Title"), xmp_title, info.get("PithTitle"), problem)
+    page = read_page_one(path, password)
+    page1 = None if page.problem else page.text
+    return Shown(page1, title_text(page) or None, info.get("Title"), xmp_title, info.get("PithTitle"), page.problem,
+                 page)
 
 
 def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str], str | None]:
@@ -112,61 +109,3 @@ def _dc_title(root: Element) -> str | None:
         text = (best.text if best is not None else title.text) or ""
         return text.strip() or None
     return None
-
-
-# pypdf on a damaged or hostile content stream raises its own errors and, deeper in its
-# font and stream code, these built-in ones; any of them means "no text to be had".
-def _pypdf_failures() -> tuple[type[BaseException], ...]:
-    import struct
-    import zlib
-
-    from pypdf.errors import PyPdfError
-
-    return (PyPdfError, OSError, ValueError, LookupError, TypeError, AttributeError, RecursionError,
-            ZeroDivisionError, OverflowError, NotImplementedError, struct.error, zlib.error)
-
-
-def _page1(path: str | Path, password: bytes | None) -> tuple[str | None, str | None, str | None]:
-    """(page 1's text, its largest line, why neither could be had)."""
-    import logging
-    import warnings
-
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)  # its warnings are not ours to print
-    failures = _pypdf_failures()
-    runs: list[tuple[float, str]] = []
-
-    def visit(text: str, cm: list[float], tm: list[float], _font: object, size: float) -> None:
-        if text.strip(" \t\r\n") and isinstance(size, (int, float)):
-            scale = abs(tm[3] * cm[3]) or abs(tm[0] * cm[0]) or 1.0
-            runs.append((float(size) * scale, text))
-
-    try:
-        from pypdf import PdfReader
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            reader = PdfReader(str(path), strict=False)
-            if reader.is_encrypted and not reader.decrypt(password or b""):
-                return None, None, "pypdf cannot open the encrypted file"
-            if not reader.pages:
-                return None, None, "the PDF has no pages"
-            page = reader.pages[0]
-            contents = page.get_contents()
-            size = len(contents.get_data()) if contents is not None else 0
-            if size > MAX_CONTENT:
-                return None, None, f"page 1's content is {size:,} bytes, too much to read for its text"
-            text = page.extract_text(visitor_text=visit)[:MAX_TEXT]
-    except failures as exc:
-        return None, None, f"pypdf cannot read page 1's text ({type(exc).__name__}: {exc})"[:200]
-    return text, _largest(runs), None
-
-
-def _largest(runs: list[tuple[float, str]]) -> str | None:
-    """The text set in page 1's largest size (with runs close to it: a title's math or caps)."""
-    if not runs:
-        return None
-    top = max(size for size, _text in runs)
-    text = " ".join(t for size, t in runs if size >= top * LARGEST_SHARE)
-    # Only these count as white space: str.split() would also split at 0x1C-0x1F, which a
-    # TeX font without a ToUnicode map uses for ligatures (T1's "fi" is 0x1C).
-    return _BLANKS.sub(" ", text).strip(" ") or None

@@ -235,8 +235,8 @@ def _pdfa_policy(facts: Facts, src: Path, opts: Options, missing: list[str], war
     if not breaks:
         return False
     if not opts.force:
-        raise Refused(f"{src}: PDF/A-{level} file: {'; '.join(breaks)} (use --force to do it anyway, "
-                      "dropping the PDF/A claim)")
+        raise Refused(f"{src}: PDF/A-{level} file: {'; '.join(breaks)}",
+                      remedy=("force", "do it anyway, dropping the PDF/A claim"))
     warnings.append(f"PDF/A-{level}: {'; '.join(breaks)}: the XMP no longer claims PDF/A (--force)")
     return True
 
@@ -249,18 +249,19 @@ def _plan(pdf: PdfFile, src: Path, opts: Options) -> tuple[int, bytes, Outcome, 
     found = facts.number
     number = opts.number or found
     if number is None:
-        raise PithError(f"{src}: no Pith Number in this PDF: give --number ID or --record FILE")
+        raise PithError(f"{src}: no Pith Number in this PDF, no arXiv identity of its own, and none given "
+                        "(a number, or a record file)", remedy=("number", "give it"))
     if found is not None and found.body != number.body and not opts.force:
-        raise Refused(f"{src}: already carries Pith Number {found.body}, not {number.body} "
-                      "(use --force to replace it)")
+        raise Refused(f"{src}: already carries Pith Number {found.body}, not {number.body}",
+                      remedy=("force", "replace it"))
     needed = missing(facts, number, opts)
     if not needed:
         return number.body
     warnings: list[str] = []
     if facts.signed and (opts.badge or opts.attach):
         if not opts.force:
-            raise Refused(f"{src}: signed PDF: only metadata may change; --badge/--attach-record "
-                          "would invalidate its certification (use --force to do it anyway)")
+            raise Refused(f"{src}: signed PDF: only metadata may change; a badge or an attached record "
+                          "would invalidate its certification", remedy=("force", "do it anyway"))
         warnings.append("signed PDF: the badge/attachment invalidates its certification (--force)")
     if facts.update is None or not facts.update.last:
         # No update of ours, or later ones on top of it: stack a new one, dropping nothing.
@@ -315,7 +316,7 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
         changed.append("badge and link on page 1")
     if "attachment" in needed:
         if opts.record is None:
-            raise PithError(f"{src}: --attach-record needs --record FILE")
+            raise PithError(f"{src}: attaching the record needs the record file")
         _attach(pdf, catalog, opts.record, facts, objects, alloc, drop_pdfa)
         changed.append("attached record")
     if catalog != pdf.catalog():
@@ -352,8 +353,8 @@ def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, f
     except XmpError as exc:
         # A packet that is not XML is neither replaced nor guessed at silently (docs/pdf.md).
         if not force:
-            raise Refused(f"{src}: the XMP metadata is unreadable ({exc}) (use --force to keep "
-                          "what can be read of it)") from None
+            raise Refused(f"{src}: the XMP metadata is unreadable ({exc})",
+                          remedy=("force", "keep what can be read of it")) from None
         kept = xmp.salvage(packet) if packet is not None else None
         warnings.append(f"the existing XMP could not be read ({exc}); " +
                         ("kept what could be read of it (--force)" if kept else "wrote a new packet (--force)"))

@@ -38,12 +38,12 @@ class pith_html(nodes.General, nodes.Element):  # type: ignore[misc]  # docutils
 
 def _check(env: Any, papers: list[publist.Wanted]) -> tuple[list[publist.Checked], str | None]:
     """Each paper checked, and the keys the page's elements are given (pith_keys, or none)."""
-    from .. import app
+    from ..client import Client, keyring
     from ..web import publist_check
 
     config = env.config
-    keys = app.keyring(Path(env.srcdir) / config.pith_keys) if config.pith_keys else app.keyring()
-    checked = publist_check.check_all(papers, keys, base_url=config.pith_base_url)
+    keys = keyring(Path(env.srcdir) / config.pith_keys) if config.pith_keys else keyring()
+    checked = publist_check.check_all(papers, Client(keys, base_url=config.pith_base_url))
     keys_json = publist.page_keys(keys)
     files = publist.list_files(checked, publist.Place(PLACEHOLDER), keys_json)
     store = env.__dict__.setdefault("pith_files", {})

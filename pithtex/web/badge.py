@@ -3,7 +3,7 @@
 The SVG follows the shields.io "flat" look (20 px high, 5 px padding, text drawn at 10x
 and scaled by `scale(.1)` with `textLength`, `role="img"`, `aria-label`, `<title>`), with
 widths from `pithtex.web.metrics` so no font is needed. Everything here is a pure function of
-its arguments; the caller decides which state word a badge shows (see `pithtex.app.badge_state`
+its arguments; the caller decides which state word a badge shows (see `pithtex.client.badge_state`
 and `brand.STATES`): "verified" only for a record that verified against a trusted key and
 hashes to this very number, "invalid" for one that verifiably fails, "unchecked" when it
 could not be decided, and no word at all when no record was checked.

@@ -1,6 +1,6 @@
 """A publication list's I/O: read its file, then check every paper, a few at a time.
 
-Each paper is `pithtex verify`'s use-case (`app.verify_arxiv` / `app.verify_number`), whose
+Each paper is `pithtex verify`'s use-case (`Client.verify_arxiv` / `Client.verify_number`), whose
 every fetch has the resolver's one wall-clock deadline; the pool bounds how many run at once,
 so a list of 300 papers neither opens 300 connections nor waits for one paper at a time.
 """
@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
 
 from .. import brand, errors
 from ..errors import InputError, PithError
+from ..value import TYPE_CHECKING
 from .badge import state_of_report
 from .publist import Checked, Wanted, is_bib, read_list
+
+if TYPE_CHECKING:
+    from ..client import Client
 
 JOBS = 6  # papers checked at once
 MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
@@ -38,17 +41,15 @@ def load_list(path: Path) -> tuple[list[Wanted], int]:
     return read_list(text, str(path), is_bib(path.name, text))
 
 
-def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) -> Checked:
+def check_one(wanted: Wanted, client: Client) -> Checked:
     """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'."""
-    from .. import app
-
     try:
         if wanted.arxiv is not None:
-            checked = app.verify_arxiv(wanted.arxiv, keys, base_url=base_url, offline=offline)
+            checked = client.verify_arxiv(wanted.arxiv)
             number = checked.resolved
         else:
             assert wanted.number is not None
-            checked = app.verify_number(wanted.number, keys, base_url=base_url, offline=offline)
+            checked = client.verify_number(wanted.number)
             number = checked.report.number
     except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
@@ -57,17 +58,18 @@ def check_one(wanted: Wanted, keys: Any, base_url: str | None, offline: bool) ->
     state = state_of_report(report)  # the one reading of a report's word and first failed check
     if not state.verified:
         return Checked(wanted, str(state.word), state.reason, number)
-    key = keys.get(report.key_id) if report.key_id else None
+    key = client.keys.get(report.key_id) if report.key_id else None
     return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
                    added_key=key is not None and not key.registry)
 
 
-def check_all(papers: list[Wanted], keys: Any, *, base_url: str | None = None, offline: bool = False,
-              jobs: int = JOBS, done: Callable[[Checked], None] | None = None) -> list[Checked]:
-    """Every paper's outcome, in the list's order; `done` is called as each one ends."""
+def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
+              done: Callable[[Checked], None] | None = None) -> list[Checked]:
+    """Every paper's outcome, in the list's order, checked by one `client` (each fetch opens its
+    own connection, so the threads share nothing mutable); `done` is called as each one ends."""
     results: dict[int, Checked] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
-        futures = {pool.submit(check_one, paper, keys, base_url, offline): i for i, paper in enumerate(papers)}
+        futures = {pool.submit(check_one, paper, client): i for i, paper in enumerate(papers)}
         try:
             for future in as_completed(futures):
                 results[futures[future]] = outcome = future.result()

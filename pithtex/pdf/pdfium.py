@@ -1,0 +1,514 @@
+"""PDFium's reading of page 1 (pypdfium2's raw API): which text objects a reader can see, and
+the characters they draw, as pithtex/pdf/page.py's PageOne.
+
+Two passes. The objects, in paint order (forms entered; PDFium gives every object, inside a
+form too, in page space): each text object's render mode, fill and stroke colour and alpha,
+size as set on the page, clip box and optional-content marks;
+each opaque filled path and image's box (what lies beneath later text, and what covers
+earlier text). Then PDFium's text page: each character with its box, size and the text
+object that drew it; a character counts when its object is visible and its centre lies in
+the crop box and the clip box, on a background of another colour, and under no later opaque
+shape. Imported by page.py only, on first use.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from pathlib import Path
+from typing import Any
+
+from ..value import NamedTuple
+from . import page as pg
+
+# Two colours this close in each channel (0-255) are one colour to a reader.
+SAME_COLOUR = 24
+# A fill this transparent (alpha 0-255) shows nothing.
+MIN_ALPHA = 26
+WHITE = (255, 255, 255)
+Colour = tuple[int, int, int]
+_INVISIBLE_MODES = (3, 7)
+# White space as the text page has it. Not str.isspace(): that takes 0x1C-0x1F too, which a TeX
+# font without a ToUnicode map uses for ligatures (T1's "fi" is 0x1C).
+_BLANK = frozenset(" \t\r\n\x0b\x0c\xa0\u2002\u2003\u2009\u200a\u200b\u3000")
+
+_STROKE_ONLY = (1, 5)
+_FILL_AND_STROKE = (2, 6)
+
+
+class _Text(NamedTuple):
+    """A text object as painted: visible at all, its colour, its clip box, its paint order."""
+
+    visible: bool
+    colour: Colour | None  # what the reader sees of its glyphs; None: not known (a pattern)
+    clip: pg.Box | None
+    order: int
+    bbox: pg.Box
+    size: float  # its font size times its matrix's vertical scale: the size a reader sees
+
+
+class _Fill(NamedTuple):
+    """An opaque filled path or image: its box, colour (None for an image) and paint order."""
+
+    bbox: pg.Box
+    colour: Colour | None
+    order: int
+
+
+class _Scene:
+    def __init__(self) -> None:
+        self.texts: dict[int, _Text] = {}
+        self.fills: list[_Fill] = []
+        self.count = 0
+
+
+def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) -> pg.PageOne:
+    import pypdfium2 as pdfium
+
+    try:
+        # pypdfium2 hands PDFium a str password as UTF-8: the same bytes, for a UTF-8 password
+        doc = pdfium.PdfDocument(str(path), password=password.decode("utf-8") if password else None)
+    except UnicodeDecodeError:
+        return pg.PageOne(problem="PDFium takes only a UTF-8 password: page 1 was not read")
+    except pdfium.PdfiumError as exc:
+        return pg.PageOne(problem=f"PDFium cannot open the PDF ({exc})"[:200])
+    try:
+        if len(doc) < 1:
+            return pg.PageOne(problem="the PDF has no pages")
+        try:
+            page = doc[0]
+        except pdfium.PdfiumError as exc:
+            return pg.PageOne(problem=f"PDFium cannot load page 1 ({exc})"[:200])
+        try:
+            return _read(doc, page, hidden)
+        finally:
+            page.close()
+    finally:
+        doc.close()
+
+
+def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
+    import pypdfium2.raw as raw
+
+    left, bottom, right, top = (float(v) for v in page.get_cropbox())
+    box = (left, bottom, right, top)
+    scene = _Scene()
+    if raw.FPDFPage_CountObjects(page.raw) > pg.MAX_OBJECTS:
+        return pg.PageOne(problem=f"page 1 draws over {pg.MAX_OBJECTS:,} objects, too many to read for what it "
+                          "shows", box=box)
+    _walk(raw, [raw.FPDFPage_GetObject(page.raw, i) for i in range(raw.FPDFPage_CountObjects(page.raw))],
+          None, False, hidden, scene)
+    if scene.count > pg.MAX_OBJECTS:
+        return pg.PageOne(problem=f"page 1 draws over {pg.MAX_OBJECTS:,} objects, too many to read for what it "
+                          "shows", box=box)
+    textpage = raw.FPDFText_LoadPage(page.raw)
+    try:
+        # all or nothing: a page 1 read in part could lose its real title to what comes first
+        if raw.FPDFText_CountChars(textpage) > pg.MAX_CHARS:
+            return pg.PageOne(problem=f"page 1 has over {pg.MAX_CHARS:,} characters, too many to read for what it "
+                              "shows", box=box)
+        pieces, stamp, unseen = _chars(raw, textpage, scene, box)
+    except TooTangled as exc:
+        return pg.PageOne(problem=str(exc), box=box)
+    finally:
+        raw.FPDFText_ClosePage(textpage)
+    body = _body_size(pieces, box)
+    floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
+    small = sum(piece.ink for piece in pieces if piece.ink and piece.size < floor)
+    lines = _lines([piece for piece in pieces if not piece.ink or piece.size >= floor])
+    return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small)
+
+
+def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
+          hidden: pg.Hidden, scene: _Scene) -> None:
+    for obj in objects:
+        scene.count += 1
+        if scene.count > pg.MAX_OBJECTS:
+            return
+        kind = raw.FPDFPageObj_GetType(obj)
+        here = _intersect(clip, _clip_box(raw, obj))
+        off = in_hidden or _marked_off(raw, obj, hidden)
+        if kind == raw.FPDF_PAGEOBJ_FORM:
+            children = [raw.FPDFFormObj_GetObject(obj, i) for i in range(raw.FPDFFormObj_CountObjects(obj))]
+            _walk(raw, children, here, off or hidden.forms_off, hidden, scene)
+        elif kind == raw.FPDF_PAGEOBJ_TEXT:
+            mode = raw.FPDFTextObj_GetTextRenderMode(obj)
+            colour, transparent = _colour(raw, obj, stroke=mode in _STROKE_ONLY)
+            if transparent and mode in _FILL_AND_STROKE:
+                colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
+            size, squeezed = _size(raw, obj)
+            visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed)
+            scene.texts[_address(obj)] = _Text(visible, colour, here, scene.count, _bounds(raw, obj), size)
+        elif not off and kind in (raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE):
+            fill, covers = _opaque_fill(raw, obj, kind == raw.FPDF_PAGEOBJ_IMAGE)
+            if covers:
+                box = _bounds(raw, obj)
+                scene.fills.append(_Fill(_intersect(here, box) or box, fill, scene.count))
+
+
+# What a text object's characters are, decided once for the object where its box decides it:
+# all hidden, all shown, or to be checked one character at a time (partly clipped, partly
+# off the page, partly under another shape).
+HIDDEN, SHOWN, CHECK = 0, 1, 2
+_GRID = 16  # the page cut into _GRID x _GRID cells, to find the shapes near a box quickly
+
+
+def _states(scene: _Scene, cells: _Cells, box: pg.Box) -> dict[int, int]:
+    return {address: _state(text, box, cells) for address, text in scene.texts.items()}
+
+
+def _state(text: _Text, page: pg.Box, cells: _Cells) -> int:
+    if not text.visible:
+        return HIDDEN
+    state = SHOWN
+    for area in (page, text.clip):
+        if area is not None:
+            overlap = _overlap(text.bbox, area)
+            if overlap == 0:
+                return HIDDEN
+            if overlap == 1:
+                state = CHECK
+    beneath: Colour | None = WHITE
+    for fill in cells.near(text.bbox):
+        overlap = _overlap(text.bbox, fill.bbox)
+        if overlap == 0:
+            continue
+        if overlap == 1 or fill.order > text.order:
+            return CHECK  # partly over another colour, or under a later shape: character by character
+        beneath = fill.colour
+    if state == SHOWN and text.colour is not None and beneath is not None and _same(text.colour, beneath):
+        return HIDDEN
+    return state
+
+
+class TooTangled(Exception):
+    """A page 1 whose visibility would take more than MAX_WORK comparisons to decide."""
+
+
+class _Cells:
+    """The opaque shapes, by the cells of a grid over the page their boxes touch."""
+
+    def __init__(self, page: pg.Box, fills: list[_Fill]) -> None:
+        self.left, self.bottom = page[0], page[1]
+        self.width = max(page[2] - page[0], 1.0) / _GRID
+        self.height = max(page[3] - page[1], 1.0) / _GRID
+        self.cells: dict[tuple[int, int], list[_Fill]] = {}
+        self.work = 0  # shapes looked at so far: a page whose text and shapes overlap too much is refused
+        for fill in fills:
+            for cell in self._cells(fill.bbox):
+                self.cells.setdefault(cell, []).append(fill)
+
+    def _cells(self, box: pg.Box) -> list[tuple[int, int]]:
+        def span(low: float, high: float, origin: float, size: float) -> range:
+            first = min(max(int((low - origin) // size), 0), _GRID - 1)
+            return range(first, min(max(int((high - origin) // size), 0), _GRID - 1) + 1)
+
+        return [(x, y) for x in span(box[0], box[2], self.left, self.width)
+                for y in span(box[1], box[3], self.bottom, self.height)]
+
+    def near(self, box: pg.Box) -> list[_Fill]:
+        found = {fill.order: fill for cell in self._cells(box) for fill in self.cells.get(cell, ())}
+        self.work += len(found) + 1
+        if self.work > pg.MAX_WORK:
+            raise TooTangled(f"page 1's text and shapes overlap too much to tell what it shows (over "
+                             f"{pg.MAX_WORK:,} comparisons)")
+        return [found[order] for order in sorted(found)]
+
+
+class _Piece(NamedTuple):
+    """Visible characters of one text object in a row (or a line break: text "\\n"), with the
+    object's size and box (a character's own box where it was checked alone)."""
+
+    text: str
+    size: float
+    bbox: pg.Box
+    ink: int  # how many of its characters are not white space
+
+
+def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_Piece], str | None, int]:
+    """The visible characters in the text page's order, as pieces; the stamp band's visible
+    text; how many characters were not visible."""
+    count = max(raw.FPDFText_CountChars(textpage), 0)
+    cells = _Cells(box, scene.fills)
+    states = _states(scene, cells, box)
+    chars = _unicode(raw, textpage, count)
+    # the text object of each character, as a plain address (pypdfium2's typed pointer would
+    # cost a cast per character): the same C function, called through a prototype of our own
+    object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+        ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value or 0)
+    handle = ctypes.cast(textpage, ctypes.c_void_p).value
+    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    pieces: list[_Piece] = []
+    run: list[str] = []
+    ink = 0
+    owner: _Text | None = None  # the object the run's characters belong to
+    band: list[str] = []
+    unseen = 0
+    band_edge = box[0] + pg.STAMP_BAND
+
+    def flush() -> None:
+        nonlocal run, ink
+        if run and owner is not None:
+            pieces.append(_Piece("".join(run), owner.size, owner.bbox, ink))
+        run, ink = [], 0
+
+    for i, char in enumerate(chars):
+        address = object_of(handle, i) or 0
+        text = scene.texts.get(address)
+        if char in _BLANK:
+            if text is not None and text.bbox[2] <= band_edge:
+                band.append(" ")
+            elif char in "\r\n":
+                flush()
+                pieces.append(_NEWLINE)
+                band.append(" ")
+            else:
+                run.append(" ")
+            continue
+        state = states.get(address, HIDDEN)
+        if text is None or state == HIDDEN:
+            unseen += 1
+            continue
+        if state == CHECK:
+            raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
+            cbox = (left.value, bottom.value, right.value, top.value)
+            if not _seen(text, cbox, box, cells):
+                unseen += 1
+                continue
+        if text.bbox[2] <= band_edge:
+            band.append(char)
+            continue
+        if state == CHECK:
+            flush()
+            pieces.append(_Piece(char, text.size, cbox, 1))
+            continue
+        if text is not owner:
+            flush()
+            owner = text
+        run.append(char)
+        ink += 1
+    flush()
+    stamp = " ".join(part for part in "".join(band).split(" ") if part)
+    return pieces, stamp if "arxiv" in stamp.casefold() else None, unseen
+
+
+_NOWHERE: pg.Box = (0.0, 0.0, 0.0, 0.0)
+_NEWLINE = _Piece("\n", 0.0, _NOWHERE, 0)
+
+
+def _body_size(pieces: list[_Piece], box: pg.Box) -> float:
+    """The page's body size: the size most of the visible characters below its top part have
+    (a title page's own title may outnumber its body text: "below" keeps it out), or of all of
+    them on a page with nothing below. Not the median: that falls on a short page's abstract
+    and footnotes, and takes its body text for display text."""
+    middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
+    for chosen in ([piece for piece in pieces if piece.ink and piece.bbox[3] < middle], pieces):
+        counts: dict[float, int] = {}
+        for piece in chosen:
+            if piece.ink:
+                counts[round(piece.size, 1)] = counts.get(round(piece.size, 1), 0) + piece.ink
+        if counts:
+            return max(counts, key=lambda size: (counts[size], -size))
+    return 0.0
+
+
+def _unicode(raw: Any, textpage: Any, count: int) -> str:
+    """The text page's characters, one str character each: in one call, unless a character
+    beyond the BMP (two UTF-16 units) would shift the rest; then one call a character."""
+    buf = (ctypes.c_ushort * (count + 1))()
+    written = raw.FPDFText_GetText(textpage, 0, count, buf)
+    units = bytes(buf)[: max(written - 1, 0) * 2]
+    if written - 1 == count:
+        text = units.decode("utf-16-le", "surrogatepass")
+        if len(text) == count and not any("\ud800" <= c <= "\udfff" for c in text):
+            return text
+    return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
+
+
+def _seen(text: _Text, cbox: pg.Box, page: pg.Box, cells: _Cells) -> bool:
+    if not text.visible:
+        return False
+    x, y = (cbox[0] + cbox[2]) / 2, (cbox[1] + cbox[3]) / 2
+    if not _inside(x, y, page) or (text.clip is not None and not _inside(x, y, text.clip)):
+        return False
+    beneath: Colour | None = WHITE
+    for fill in cells.near((x, y, x, y)):
+        if not _inside(x, y, fill.bbox):
+            continue
+        if fill.order > text.order:
+            return False  # painted over
+        beneath = fill.colour
+    return text.colour is None or beneath is None or not _same(text.colour, beneath)
+
+
+def _lines(pieces: list[_Piece]) -> list[pg.Line]:
+    """Pieces into lines at the text page's line breaks."""
+    lines: list[pg.Line] = []
+    run: list[_Piece] = []
+    for piece in [*pieces, _NEWLINE]:
+        if piece is not _NEWLINE:
+            run.append(piece)
+            continue
+        line = _line(run)
+        if line is not None:
+            lines.append(line)
+        run = []
+    return lines
+
+
+def _line(run: list[_Piece]) -> pg.Line | None:
+    """One line: the size most of its characters have; a change of size within it (a footnote
+    mark) is a word break."""
+    glyphs = [piece for piece in run if piece.ink]
+    if not glyphs:
+        return None
+    sizes: dict[float, int] = {}
+    for piece in glyphs:
+        sizes[round(piece.size, 1)] = sizes.get(round(piece.size, 1), 0) + piece.ink
+    size = max(sizes, key=lambda s: (sizes[s], s))
+    parts: list[str] = []
+    last = None
+    for piece in run:
+        if piece.ink and last is not None and abs(piece.size - last) > 0.2 * max(piece.size, last):
+            parts.append(" ")
+        parts.append(piece.text)
+        last = piece.size if piece.ink else last
+    text = " ".join(part for part in "".join(parts).split(" ") if part)
+    boxes = [piece.bbox for piece in glyphs]
+    bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+    return pg.Line(text, size, bbox)
+
+
+def _marked_off(raw: Any, obj: Any, hidden: pg.Hidden) -> bool:
+    """In optional content that is off: an /OC mark whose group is named off, or is no plain group."""
+    for i in range(max(raw.FPDFPageObj_CountMarks(obj), 0)):
+        mark = raw.FPDFPageObj_GetMark(obj, i)
+        if _mark_string(raw, mark, None) != "OC":
+            continue
+        name = _mark_string(raw, mark, b"Name")
+        if name is None or name in hidden.names or _mark_string(raw, mark, b"Type") == "OCMD":
+            return True
+    return False
+
+
+def _mark_string(raw: Any, mark: Any, key: bytes | None) -> str | None:
+    """A mark's name (key None), or one of its string parameters; None when it has none."""
+    size = ctypes.c_ulong()
+    buf = (ctypes.c_ushort * 256)()
+    ok = (raw.FPDFPageObjMark_GetName(mark, buf, ctypes.sizeof(buf), ctypes.byref(size)) if key is None else
+          raw.FPDFPageObjMark_GetParamStringValue(mark, key, buf, ctypes.sizeof(buf), ctypes.byref(size)))
+    if not ok:
+        return None
+    return bytes(buf)[: max(size.value - 2, 0)].decode("utf-16-le", "replace")
+
+
+def _colour(raw: Any, obj: Any, stroke: bool) -> tuple[Colour | None, bool]:
+    """(the colour an object shows, None when PDFium has none: a pattern; whether it is transparent)."""
+    r, g, b, a = (ctypes.c_uint() for _ in range(4))
+    get = raw.FPDFPageObj_GetStrokeColor if stroke else raw.FPDFPageObj_GetFillColor
+    if not get(obj, r, g, b, a):
+        return None, False
+    return (r.value, g.value, b.value), a.value < MIN_ALPHA
+
+
+def _opaque_fill(raw: Any, obj: Any, image: bool) -> tuple[Colour | None, bool]:
+    """(an object's fill colour, None for an image or a pattern; whether it covers what lies beneath)."""
+    if raw.FPDFPageObj_HasTransparency(obj):
+        return None, False
+    if image:
+        return None, True
+    mode, stroke = ctypes.c_int(), ctypes.c_int()
+    if not raw.FPDFPath_GetDrawMode(obj, mode, stroke) or mode.value == 0:
+        return None, False
+    colour, transparent = _colour(raw, obj, stroke=False)
+    return colour, not transparent
+
+
+def _clip_box(raw: Any, obj: Any) -> pg.Box | None:
+    """The box around the object's clip path (the intersection of its paths' boxes), on the page."""
+    clip = raw.FPDFPageObj_GetClipPath(obj)
+    if not clip:
+        return None
+    result: pg.Box | None = None
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for p in range(max(raw.FPDFClipPath_CountPaths(clip), 0)):
+        xs, ys = [], []
+        for s in range(max(raw.FPDFClipPath_CountPathSegments(clip, p), 0)):
+            segment = raw.FPDFClipPath_GetPathSegment(clip, p, s)
+            if segment and raw.FPDFPathSegment_GetPoint(segment, x, y):
+                xs.append(x.value)
+                ys.append(y.value)
+        if xs:
+            box = (min(xs), min(ys), max(xs), max(ys))
+            result = _intersect(result, box) or (box[0], box[1], box[0], box[1])
+    return result
+
+
+def _uris(raw: Any, doc: Any, page: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    for i in range(min(max(raw.FPDFPage_GetAnnotCount(page.raw), 0), 10_000)):
+        annot = raw.FPDFPage_GetAnnot(page.raw, i)
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_LINK:
+                continue
+            link = raw.FPDFAnnot_GetLink(annot)
+            action = raw.FPDFLink_GetAction(link) if link else None
+            if not action or raw.FPDFAction_GetType(action) != raw.PDFACTION_URI:
+                continue
+            size = raw.FPDFAction_GetURIPath(doc.raw, action, None, 0)
+            if 0 < size <= 8192:
+                buf = ctypes.create_string_buffer(size)
+                raw.FPDFAction_GetURIPath(doc.raw, action, buf, size)
+                out.append(buf.value.decode("latin-1"))
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+        if len(out) >= pg.MAX_URIS:
+            break
+    return tuple(out)
+
+
+def _address(obj: Any) -> int:
+    return ctypes.cast(obj, ctypes.c_void_p).value or 0
+
+
+def _bounds(raw: Any, obj: Any) -> pg.Box:
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    if not raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        return (0.0, 0.0, 0.0, 0.0)
+    return (left.value, bottom.value, right.value, top.value)
+
+
+def _size(raw: Any, obj: Any) -> tuple[float, bool]:
+    """A text object's size as a reader sees it (its font size scaled by its matrix's vertical
+    axis), and whether it is squeezed to a sliver (its horizontal axis under a quarter of that)."""
+    size, m = ctypes.c_float(), raw.FS_MATRIX()
+    if not raw.FPDFTextObj_GetFontSize(obj, size) or not raw.FPDFPageObj_GetMatrix(obj, m):
+        return 0.0, True
+    vertical, horizontal = math.hypot(m.c, m.d), math.hypot(m.a, m.b)
+    return abs(size.value) * vertical, horizontal < vertical / 4
+
+
+def _intersect(a: pg.Box | None, b: pg.Box | None) -> pg.Box | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    box = (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
+    return box if box[0] <= box[2] and box[1] <= box[3] else (box[0], box[1], box[0], box[1])
+
+
+def _overlap(box: pg.Box, area: pg.Box) -> int:
+    """0: `box` lies outside `area`; 1: partly inside; 2: wholly inside."""
+    if box[2] < area[0] or box[0] > area[2] or box[3] < area[1] or box[1] > area[3]:
+        return 0
+    if box[0] >= area[0] and box[2] <= area[2] and box[1] >= area[1] and box[3] <= area[3]:
+        return 2
+    return 1
+
+
+def _inside(x: float, y: float, box: pg.Box) -> bool:
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _same(a: Colour, b: Colour) -> bool:
+    return all(abs(p - q) <= SAME_COLOUR for p, q in zip(a, b, strict=True))
