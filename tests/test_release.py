@@ -101,7 +101,7 @@ def test_ctan_doc_and_dist_build_in_a_clean_clone(tmp_path: Path):
                 "pithtex/py.typed"} <= names
         meta = z.read(f"pithtex-{version}.dist-info/METADATA").decode()
         assert f"Version: {version}" in meta and "License-Expression: MIT AND LPPL-1.3c" in meta
-        assert "Requires-Dist: pypdf>=6.9.1" in meta.splitlines()
+        assert "Requires-Dist: pypdfium2>=5" in meta.splitlines()
     with tarfile.open(clone / "dist" / f"pithtex-{version}.tar.gz") as tar:
         names = set(tar.getnames())
         top = f"pithtex-{version}"

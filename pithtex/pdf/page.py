@@ -20,12 +20,14 @@ refused, as PDFium would hold ~30 bytes of memory for each byte of tiny text run
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
 from .errors import Oversize, PdfSyntaxError
 from .objects import Ref, Stream
 from .reader import READ_FAILURES, PdfFile, decode_stream
+
+if TYPE_CHECKING:
+    from typing import Any
 
 # Page 1's content, decoded (its content streams and the form XObjects it draws): a title page
 # holds a few hundred kB at most; one with a large vector figure a few MB.

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import ctypes
 import math
-from pathlib import Path
-from typing import Any
 
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
 from . import page as pg
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 # Two colours this close in each channel (0-255) are one colour to a reader.
 SAME_COLOUR = 24
