@@ -261,7 +261,11 @@ class Client:
                 raise Undecidable(f"{path}: cannot tell which record this PDF is: it carries no Pith Number "
                                   "(no /PithNumber, XMP or pith link) and shows no arXiv stamp, arXiv link or "
                                   "arXiv DOI of its own (a journal's or conference's copy has none)")
-            fetched = self._fetch(carried, once)
+            try:
+                fetched = self._fetch(carried, once)
+            except PithError as exc:
+                exc.carried = carried  # type: ignore[attr-defined]  # the number it names, for a batch's line
+                raise
             document, source = fetched.document, f"{path} via {fetched.url}"
             report = once.report(carried, document)
             report.checks = {"fetch": verifying.Check("pass", fetched.detail), **report.checks}
@@ -295,7 +299,8 @@ class Client:
         except PithError as exc:
             word = STATE_OF_EXIT.get(exc.exit_code, "error") if exc.exit_code != errors.BAD_INPUT else "error"
             shows = getattr(exc, "shows", None)
-            return FileVerdict(str(path), shows and str(shows.arxiv), None, word, exc.exit_code, f"{word}: {exc}")
+            return FileVerdict(str(path), shows and str(shows.arxiv), getattr(exc, "carried", None), word,
+                               exc.exit_code, f"{word}: {exc}")
         arxiv = checked.arxiv or _source_id(checked.document)
         return FileVerdict(str(path), arxiv and str(arxiv), checked.report.number,
                            STATE_OF_EXIT[checked.exit_code], checked.exit_code, checked.summary)
