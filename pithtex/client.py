@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .number import PithNumber
     from .pdf.batch import Failure, Task
     from .pdf.facts import Facts
-    from .pdf.page import PageOne
+    from .pdf.seen import PageOne
     from .pdf.shown import Shown
     from .pdf.stamp import Options, Outcome
     from .resolver import Fetched, Resolver
@@ -419,7 +419,7 @@ def pdf_files(targets: Iterable[str | Path]) -> Iterator[Path]:
 def _read_pdf(path: Path, password: bytes | None) -> tuple[Facts, Shown, PageOne]:
     """A PDF's pith facts (refused when it is locked), what it shows as its title, and page 1
     as a reader sees it; a web page saved as .pdf is refused in one sentence."""
-    from .pdf.page import PageOne
+    from .pdf.seen import PageOne
     from .pdf.shown import shown_of
 
     _is_pdf(path)

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from . import errors, titles
+from . import errors
 from .arxiv.ids import ArxivId, source_problem
 from .brand import ADDED_BY_OPTION, STATE_OF_EXIT
 from .errors import InvalidNumber, PithError
 from .number import PithAlias, PithNumber, parse_reference
+from .pdf import titles
 from .record import canonical_of, canonical_sha256, non_integer, submitted_year, title_sha256
 from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, PublicKey, decode_signature, pinned_keys
 

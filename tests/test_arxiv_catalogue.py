@@ -10,8 +10,9 @@ import pytest
 
 from pithtex.arxiv import catalogue
 from pithtex.arxiv.catalogue import BY_ID, RULES, Rule
+from pithtex.arxiv.catalogue import rules_page as render_rules
 from pithtex.arxiv.diagnostic import error, warning
-from pithtex.latex.render import RULES_PATH, render_rules
+from pithtex.generate import RULES_PATH
 
 from .conftest import ROOT
 

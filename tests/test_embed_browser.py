@@ -168,7 +168,7 @@ def test_badge_does_not_import_the_web_assets():
 def test_render_check_guards_the_web_package(tmp_path):
     import shutil
 
-    from pithtex.latex.render import CHECKOUT_MARK, check, render_all
+    from pithtex.generate import CHECKOUT_MARK, check, render_all
 
     from .conftest import ROOT
 

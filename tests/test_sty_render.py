@@ -6,7 +6,8 @@ import re
 import shutil
 
 from pithtex import brand
-from pithtex.latex.render import CHECKOUT_MARK, check, logo_path, render_all, render_sty
+from pithtex.generate import CHECKOUT_MARK, check, render_all
+from pithtex.latex.render import logo_path, render_sty
 
 from .conftest import ROOT, assert_clean_error, pithtex_cli
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pithtex import titles
+from pithtex.pdf import titles
 from pithtex.record import title_sha256
 from pithtex.trust import fingerprint
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pithtex import titles
+from pithtex.pdf import titles
 from pithtex.pdf.page import read_page_one, shows_title, title_lines
 from pithtex.pdf.shown import shown_of
 from pithtex.verify import check_paper
@@ -236,7 +236,7 @@ def test_every_example_class_shows_its_title_as_page_ones_title(tmp_path, cls):
 def test_a_page_whose_text_and_shapes_tangle_is_refused_by_a_count(tmp_path):
     """1,500 page-sized shapes beneath 1,500 words: each word would be compared with each shape
     (2.25 M comparisons, over MAX_WORK): refused, a count and not a time."""
-    from pithtex.pdf.page import MAX_WORK
+    from pithtex.pdf.seen import MAX_WORK
 
     shapes = b"q 0.99 g 0 0 612 792 re f Q\n" * 1500
     words = b"".join(run("word", 10, 72 + (i % 10) * 45, 100 + (i // 10) * 4) for i in range(1500))
@@ -249,7 +249,7 @@ def test_a_page_whose_text_and_shapes_tangle_is_refused_by_a_count(tmp_path):
 
 def test_a_page_one_beyond_the_character_limit_is_not_read_in_part(tmp_path):
     """Read in part, a page could lose the larger title drawn after 100,000 tiny letters."""
-    from pithtex.pdf.page import MAX_CHARS
+    from pithtex.pdf.seen import MAX_CHARS
 
     tiny = [run("a" * 20_001, 1, 20, 20 + i) for i in range(5)]  # 100,005 letters at 1 pt
     page = read_page_one(page_pdf(tmp_path / "many.pdf", b"".join(tiny) + real(670, size=12) + FAKE))

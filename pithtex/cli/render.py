@@ -44,7 +44,7 @@ def run(args: Namespace) -> int:
     from pathlib import Path
 
     from ..errors import PithError
-    from ..latex.render import check, render_all
+    from ..generate import check, render_all
 
     root = Path(args.root)
     if not root.is_dir():

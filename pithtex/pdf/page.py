@@ -21,70 +21,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..value import TYPE_CHECKING, NamedTuple
+from ..value import TYPE_CHECKING
 from .errors import Oversize, PdfSyntaxError
 from .objects import Ref, Stream
 from .reader import READ_FAILURES, PdfFile, decode_stream
+from .seen import (
+    MAX_CONTENT,
+    MAX_PAINTS,
+    TITLE_OVER_BODY,
+    TITLE_SHARE,
+    TOP_BLOCK,
+    TOP_GAP,
+    TOP_PART,
+    Hidden,
+    Line,
+    PageOne,
+)
 
 if TYPE_CHECKING:
     from typing import Any
-
-# Page 1's content, decoded (its content streams and the form XObjects it draws): a title page
-# holds a few hundred kB at most; one with a large vector figure a few MB.
-MAX_CONTENT = 2 * 1024 * 1024
-# Text runs and shapes page 1's content may draw (counted in its bytes before PDFium parses
-# them; a real page 1 draws a few thousand at most, a vector figure tens of thousands).
-MAX_PAINTS = 40_000
-# Objects PDFium parsed on page 1, and characters of its text: beyond these, unchecked (never
-# read in part: what a part leaves out could be the title that shows the PDF is another paper).
-MAX_OBJECTS = 100_000
-MAX_CHARS = 100_000
-# Comparisons of text with the shapes near it (what lies beneath, what covers it), page 1 in all.
-MAX_WORK = 2_000_000
-# Characters smaller than this share of the body size, or than MIN_SIZE points, are not seen.
-SMALL_SHARE = 0.5
-MIN_SIZE = 4.0
-# arXiv's stamp: a text object wholly in this band of the page's left edge (points).
-STAMP_BAND = 50.0
-# The title: in the page's top part, at least TITLE_OVER_BODY times the body size, and at least
-# TITLE_SHARE of the largest text there.
-TOP_PART = 0.5
-TITLE_OVER_BODY = 1.15
-TITLE_SHARE = 0.8
-# A page with no display text: its title is the block of at most TOP_BLOCK lines at its top,
-# ended by a gap of more than TOP_GAP times the line's size.
-TOP_BLOCK = 4
-TOP_GAP = 1.0
-# URI links kept from page 1.
-MAX_URIS = 200
-
-Box = tuple[float, float, float, float]  # left, bottom, right, top, in PDF points
-
-
-class Line(NamedTuple):
-    """One visible line of page 1: its text, its font size (the size most of its characters
-    have, in points as set on the page) and its box."""
-
-    text: str
-    size: float
-    bbox: Box
-
-
-class PageOne(NamedTuple):
-    """What a reader sees on page 1; `problem` says why it could not be read (then the rest is empty)."""
-
-    lines: tuple[Line, ...] = ()
-    body_size: float = 0.0
-    stamp: str | None = None  # arXiv's page-1 stamp as shown ("arXiv:1706.03762v5 [cs.CL] 6 Dec 2017")
-    uris: tuple[str, ...] = ()
-    problem: str | None = None
-    box: Box = (0.0, 0.0, 612.0, 792.0)  # the crop box
-    hidden: int = 0  # characters drawn on page 1 that a reader does not see
-
-    @property
-    def text(self) -> str:
-        return "\n".join(line.text for line in self.lines)
-
 
 def title_lines(page: PageOne) -> tuple[Line, ...]:
     """The lines that are page 1's title: in its top part, among its largest text, and larger
@@ -120,8 +75,8 @@ def title_text(page: PageOne) -> str:
 
 def shows_title(page: PageOne, title: str) -> bool:
     """True when page 1's title is `title` (a record's, TeX and all), matched as whole words
-    with symbols kept (pithtex/titles.py)."""
-    from .. import titles
+    with symbols kept (pithtex/pdf/titles.py)."""
+    from . import titles
 
     return titles.shows(title, title_text(page))
 
@@ -141,14 +96,6 @@ def read_page_one(path: str | Path, password: bytes | None = None) -> PageOne:
 
 class _TooMuch(Exception):
     pass
-
-
-class Hidden(NamedTuple):
-    """Optional content that is off: the /Name of each group off, and whether a form XObject
-    page 1 draws is itself in a group that is off (its content is then not read at all)."""
-
-    names: frozenset[str]
-    forms_off: bool
 
 
 def _measure(path: str | Path, password: bytes | None) -> Hidden:

@@ -17,7 +17,7 @@ import ctypes
 import math
 
 from ..value import TYPE_CHECKING, NamedTuple
-from . import page as pg
+from . import seen as pg
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -4,7 +4,7 @@ what its metadata names (Info /Title, XMP dc:title, pith.sty's /PithTitle).
 Page 1 is read as a reader sees it (pdf/page.py: only visible text, its title the largest
 text in its top part). Info and XMP are read by pithtex's own reader, the XMP through
 defusedxml like every other packet. Nothing here decides anything: `verify.check_paper`
-and `stamp` compare these texts with a record's title (see pithtex/titles.py). Metadata
+and `stamp` compare these texts with a record's title (see pithtex/pdf/titles.py). Metadata
 never shows that a PDF is a paper (anyone can write it); it can show that it is another.
 """
 
@@ -15,8 +15,9 @@ from pathlib import Path
 from ..value import TYPE_CHECKING, NamedTuple
 from .errors import XmpError
 from .objects import decode_text
-from .page import PageOne, read_page_one, title_text
+from .page import read_page_one, title_text
 from .reader import READ_FAILURES, PdfFile
+from .seen import PageOne
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element

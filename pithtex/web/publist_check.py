@@ -10,15 +10,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any, Protocol
 
 from .. import brand, errors
 from ..errors import InputError, PithError
-from ..value import TYPE_CHECKING
 from .badge import state_of_report
 from .publist import Checked, Wanted, is_bib, read_list
 
-if TYPE_CHECKING:
-    from ..client import Client
+
+class Client(Protocol):
+    """What a list is checked with: a pithtex.client.Client, named by what is used of it (the
+    web room stands below the client, which draws its badges)."""
+
+    keys: Any
+
+    def verify_arxiv(self, arxiv: Any) -> Any: ...
+
+    def verify_number(self, number: Any) -> Any: ...
 
 JOBS = 6  # papers checked at once
 MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
