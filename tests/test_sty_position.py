@@ -215,3 +215,26 @@ def test_third_run_places_the_badge_as_the_second(tmp_path, name):
     second = the_badge(compile_fixture(tmp_path, name).pdf)
     third = the_badge(compile_fixture(tmp_path, name, passes=1).pdf)
     assert (second.page, second.link) == (third.page, third.link)
+
+
+# -- the marks never leak into what a class or hyperref reads from the stores -----------------
+def test_marks_stay_out_of_strings_read_from_the_title(tmp_path):
+    """hyperref's pdfusetitle reads \\@title at \\begin{document} (the marks are dropped from
+    PDF strings); a class that detokenizes \\@title after \\maketitle, as quantumarticle
+    does for its pdftitle, reads the author's title (the marks are gone once typeset)."""
+    text = ("\\documentclass{article}\n\\usepackage[pdfusetitle]{hyperref}\n\\usepackage{pith}\n"
+            f"\\pithnumber{{{BODY}}}\n\\title{{A Quokka Title}}\\author{{Ann Lovelace}}\\date{{Numbat 2024}}\n"
+            # \\maketitle as a class's: the block, then the stores read as strings.
+            "\\makeatletter\n\\renewcommand\\maketitle{\\@maketitle\\typeout{PITHTEST["
+            "\\detokenize\\expandafter{\\@title}|\\detokenize\\expandafter{\\@author}]}}\n\\makeatother\n"
+            "\\begin{document}\n\\maketitle\nKelp reef tide.\n\\end{document}\n")
+    (tmp_path / "strings.tex").write_text(text)
+    shutil.copy(STY, tmp_path / "pith.sty")
+    compile_tex(tmp_path, "pdflatex", name="strings")
+    run = compile_tex(tmp_path, "pdflatex", name="strings")
+    from pypdf import PdfReader
+
+    info = PdfReader(str(run.pdf)).metadata
+    assert str(info["/Title"]) == "A Quokka Title" and str(info["/Author"]) == "Ann Lovelace"
+    assert "PITHTEST[A Quokka Title|Ann Lovelace]" in run.log and "pith@mark" not in run.log.split("PITHTEST")[1]
+    assert the_badge(run.pdf).page == 1
