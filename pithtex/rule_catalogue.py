@@ -165,6 +165,17 @@ PITH_BADGE_FALLBACK = Rule(
 PITH_BADGE_PAGE = Rule(
     "pith-badge-page", W, "the badge is under the title, but the title is not on page 1 (the class puts "
     "pages before it)", "nothing to do if that page is the title page; otherwise badge=manual and \\pithbadge")
+PITH_BADGE_OFF_PAGE = Rule(
+    "pith-badge-off-page", E, "the badge's text or its link lies outside the page's visible box (the MediaBox "
+    "within the CropBox): nobody sees it or can click it", "update pith.sty (pithtex sty --force); if the "
+    "class still moves it off the page, set badge=manual and write \\pithbadge at the end of the title block",
+    metadata=True)
+PITH_BADGE_MISPLACED = Rule(
+    "pith-badge-misplaced", E, "the badge is not right under the title as the page shows it: above the "
+    "title, not aligned with it, over other text, or on another page than the title",
+    "update pith.sty (pithtex sty --force); otherwise set badge=manual and write \\pithbadge at the end of "
+    "the title block (inside the last \\author or the \\date when \\maketitle ends with a page break)",
+    metadata=True)
 
 # In the order of the table in docs/arxiv-rules.md.
 RULES: tuple[Rule, ...] = tuple(v for v in dict(globals()).values() if isinstance(v, Rule))

@@ -5,6 +5,11 @@ as the typed `Facts` it returns: Info, XMP, page 1's pith links with their recta
 /OutputIntents; only the report's own summary is plain data. arXiv stamps its own
 grey text into the left margin of page 1, so nothing of ours may start in the left
 `ARXIV_BAND` (40 pt) of the page.
+
+Where the badge sits is judged from the page itself (placement.py): given `layout`, a reader
+of the compiled pages' words (sandbox.page_layout runs pdftotext), the badge's text and link
+must be on the visible page, below the title's text and aligned with it, over no other word,
+and on the title's page. pith.sty's log line says which page to look at; the PDF decides.
 """
 
 from __future__ import annotations
@@ -21,15 +26,21 @@ from ..rule_catalogue import (
     PDF_NUMBER_MISMATCH,
     PDFA_OUTPUTINTENTS,
     PITH_BADGE_FALLBACK,
+    PITH_BADGE_MISPLACED,
+    PITH_BADGE_OFF_PAGE,
     PITH_BADGE_PAGE,
     PITH_HIDDEN,
 )
 from ..value import TYPE_CHECKING
+from . import placement
 from .diagnostic import Diagnostic, error, warning
 from .logparse import BadgeNote
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Layout = Callable[[int, int], str | None]  # (first page, last page) -> pdftotext's XHTML
 
 LEFT_BAND_PT = ARXIV_BAND
 
@@ -44,7 +55,7 @@ def _shifted(link: Link, left: float) -> list[float] | None:
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
                 metadata: bool = True, notes: list[BadgeNote] | tuple[BadgeNote, ...] = (),
-                ) -> tuple[dict[str, Any], list[Diagnostic]]:
+                layout: Layout | None = None) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
@@ -86,6 +97,11 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
         report = warning if badge == "manual" else error  # a manual badge may be on a later page
         diags.append(report(PDF_NO_BADGE_LINK, f"page {page} of the {route} PDF has no link to "
                             f"{brand.number_url(number)}", PDF_NO_BADGE_LINK.fix, route=route))
+    ours = next((lk for lk in on_page if lk.number.body == number), None)
+    if layout is not None and badge != "none" and ours is not None:
+        judged, found = _judge_placement(layout, ours, number, page, landed, route)
+        shown["placement"] = judged
+        diags += found
     for lk in in_band:
         diags.append(error(PDF_LEFT_BAND, f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
                            f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", PDF_LEFT_BAND.fix, route=route))
@@ -119,3 +135,38 @@ def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None,
                         f"page {landed.page} is the title page; otherwise badge=manual and \\pithbadge",
                         route=route)]
     return []
+
+
+def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed: BadgeNote | None,
+                     route: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """Where the page shows the badge, and the errors when it is invisible or misplaced."""
+    text = layout(1, page)
+    pages = placement.parse_layout(text) if text else []
+    if len(pages) != page or link.visible is None:
+        return None, []  # pdftotext could not read it: nothing is claimed either way
+    here = pages[-1]
+    box = placement.link_box(link.rect, link.visible) if link.rect else None
+    verdict = placement.judge(here, number, box, link.off_page)
+    faults = list(verdict.faults)
+    manual = landed is not None and landed.how == "manual"
+    if manual:  # the author put it there: only what nobody can want is a fault
+        faults = [f for f in faults if f.startswith(("it lies over", "its text is not", "its link lies"))]
+    if not manual and verdict.title is not None and page > 1:
+        before = max(range(page - 1), key=lambda i: placement.largest_size(pages[i], number))
+        size = placement.largest_size(pages[before], number)
+        if size > verdict.title[3] - verdict.title[1] + 1:
+            faults.append(f"the title is on page {before + 1} (its largest text), the badge on page {page}")
+    judged = {"page": page, "badge": _rounded(verdict.badge), "title": _rounded(verdict.title),
+              "title_text": verdict.title_text, "faults": faults}
+    where = f"{route}: the badge on page {page}"
+    if verdict.off_page:
+        return judged, [error(PITH_BADGE_OFF_PAGE, f"{where} is not visible: {'; '.join(faults)}",
+                              PITH_BADGE_OFF_PAGE.fix, route=route)]
+    if faults:
+        return judged, [error(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
+                              PITH_BADGE_MISPLACED.fix, route=route)]
+    return judged, []
+
+
+def _rounded(box: tuple[float, ...] | None) -> list[float] | None:
+    return [round(v, 1) for v in box] if box else None

@@ -174,6 +174,10 @@ def _pith_state(facts: dict[str, Any]) -> str:
     checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))), (where, link),
               ("margin clear", facts.get("left_band_clear"))]
     missing = [k for k, v in checks if not v]
+    judged = facts.get("placement") or {}
+    if judged.get("faults"):  # the page shows it elsewhere than the log line says: the PDF decides
+        missing.append(f"a visible badge under the title on p.{judged.get('page')} (pith-badge-off-page/"
+                       "misplaced below)")
     return ", ".join(k for k, _ in checks) if not missing else "missing: " + ", ".join(missing)
 
 

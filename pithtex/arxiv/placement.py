@@ -1,0 +1,172 @@
+"""Where the badge is on its page, judged from what the page shows (not from the class).
+
+The words come from `pdftotext -bbox-layout -cropbox` (poppler), which keeps only what lies
+inside the page's visible box and measures from its top left; the link rectangle comes from
+the PDF (pithtex.pdf.facts). The title is found on the page itself: its largest text in the
+top part. The badge passes when its text and its link are both on the visible page, below
+the title, aligned with the title's lines (centred under them, or flush with their left or
+right edge) and over no other word. Everything here is pure: sandbox.py runs pdftotext.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..value import NamedTuple
+
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom: from the visible box's top left, y down
+
+# How far off still counts as aligned, or as under the title (pt): the link is a logo's width
+# wider than the text on one side, and rounding in two readers adds a little.
+ALIGN_SLACK = 6.0
+# Only this top share of the page is searched for the title (a figure's big labels lower down
+# are not it).
+TOP_PART = 0.6
+# A line at least this share of the title's size, touching it, is part of the title.
+TITLE_SHARE = 0.92
+# arXiv's stamp band on the left of page 1 (pdf/facts.py ARXIV_BAND): a flush-left badge under a
+# title that starts inside it sits just right of it.
+BAND = 40.0
+
+_LINE = re.compile(r'<line xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">(.*?)</line>',
+                   re.S)
+_WORD = re.compile(r'<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)</word>')
+_PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">')
+
+
+class Word(NamedTuple):
+    text: str
+    box: Box
+
+
+class Line(NamedTuple):
+    words: tuple[Word, ...]
+    box: Box
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+
+class Page(NamedTuple):
+    width: float
+    height: float
+    lines: tuple[Line, ...]
+
+
+class Verdict(NamedTuple):
+    """What the page shows: where the badge and the title are, and what is wrong (empty: fine)."""
+
+    badge: Box | None
+    title: Box | None
+    title_text: str
+    faults: tuple[str, ...]  # in words, each a clause ("it lies above the title")
+    off_page: bool  # the badge's text or link is outside the visible page
+
+
+def parse_layout(xhtml: str) -> list[Page]:
+    """pdftotext's XHTML (-bbox-layout): each page's lines and their words."""
+    pages = []
+    for chunk in xhtml.split("<page ")[1:]:
+        size = _PAGE.match("<page " + chunk)
+        width, height = (float(size[1]), float(size[2])) if size else (0.0, 0.0)
+        lines = []
+        for m in _LINE.finditer(chunk):
+            words = tuple(Word(html.unescape(w[5]), (float(w[1]), float(w[2]), float(w[3]), float(w[4])))
+                          for w in _WORD.finditer(m[5]))
+            if words:
+                lines.append(Line(words, (float(m[1]), float(m[2]), float(m[3]), float(m[4]))))
+        pages.append(Page(width, height, tuple(lines)))
+    return pages
+
+
+def union(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def overlaps(a: Box, b: Box, slack: float = 0.5) -> bool:
+    return a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+
+
+def link_box(rect: Box, visible: Box) -> Box:
+    """A link rectangle (PDF space, y up) in the words' space (from the visible box's top left, y down)."""
+    x0, y0, x1, y1 = rect
+    return (x0 - visible[0], visible[3] - y1, x1 - visible[0], visible[3] - y0)
+
+
+def title_lines(page: Page, skip: str) -> list[Line]:
+    """The title: the largest line in the top part of the page (the first of them), with the
+    lines of about its size that touch it above and below. Lines holding `skip` (the badge)
+    are not candidates."""
+    top = [ln for ln in page.lines if skip not in ln.text and ln.box[1] < page.height * TOP_PART]
+    if not top:
+        return []
+    size = max(ln.height for ln in top)
+    ordered = sorted(top, key=lambda ln: ln.box[1])
+    first = next(i for i, ln in enumerate(ordered) if ln.height >= size - 0.01)
+    block = [ordered[first]]
+    for step in (-1, 1):
+        i = first + step
+        while 0 <= i < len(ordered) and ordered[i].height >= size * TITLE_SHARE:
+            near = ordered[i].box[1] - block[-1].box[3] if step > 0 else block[-1].box[1] - ordered[i].box[3]
+            if near > size:
+                break
+            block.append(ordered[i])
+            i += step
+        block.sort(key=lambda ln: ln.box[1])
+    return block
+
+
+def largest_size(page: Page, skip: str) -> float:
+    """The height of the page's largest line in its top part (0 when it has none)."""
+    return max((ln.height for ln in page.lines if skip not in ln.text and ln.box[1] < page.height * TOP_PART),
+               default=0.0)
+
+
+def judge(page: Page, needle: str, link: Box | None, link_off_page: bool) -> Verdict:
+    """The badge on `page`: its words are those holding `needle` (the number's body), `link`
+    its link rectangle in the words' space (None: no link on the page)."""
+    badge_words = [w for ln in page.lines for w in ln.words if needle in w.text]
+    if not badge_words:
+        why = "its text is not on the visible page" + (" and its link lies outside the page" if link_off_page
+                                                        else "")
+        return Verdict(None, None, "", (why,), True)
+    badge = union([w.box for w in badge_words] + ([link] if link else []))
+    title = title_lines(page, needle)
+    others = [w for ln in page.lines for w in ln.words if needle not in w.text]
+    faults = []
+    if link_off_page:
+        faults.append("its link lies outside the visible page")
+    # Overlap is judged on the badge's own text and link, not on their union (a logo beside
+    # the text leaves a gap that may hold nothing).
+    parts = [w.box for w in badge_words] + ([link] if link else [])
+    hit = next((w for w in others if any(overlaps(p, w.box) for p in parts)), None)
+    if hit:
+        faults.append(f"it lies over other text ({hit.text!r})")
+    title_box = union([ln.box for ln in title]) if title else None
+    text = " ".join(ln.text for ln in title)
+    if title_box:
+        if badge[1] < title_box[3] - 1:
+            faults.append(f"it is above the end of the title ({_short(text)!r}), not below it")
+        elif not aligned(badge, title_box):
+            faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
+                          f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
+    return Verdict(badge, title_box, text, tuple(faults), link_off_page)
+
+
+def aligned(badge: Box, title: Box) -> bool:
+    """Centred under the title's lines, or flush with their left or right edge (a flush-left
+    title starting inside arXiv's band: the badge just right of the band)."""
+    centre = abs((badge[0] + badge[2]) / 2 - (title[0] + title[2]) / 2) <= ALIGN_SLACK
+    left = abs(badge[0] - title[0]) <= ALIGN_SLACK or (title[0] < BAND <= badge[0] <= BAND + ALIGN_SLACK)
+    right = abs(badge[2] - title[2]) <= ALIGN_SLACK
+    return centre or left or right
+
+
+def _short(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
