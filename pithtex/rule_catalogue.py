@@ -173,8 +173,8 @@ PITH_BADGE_OFF_PAGE = Rule(
 PITH_BADGE_MISPLACED = Rule(
     "pith-badge-misplaced", E, "the badge is not right under the title as the page shows it: above the "
     "title, not aligned with it, over other text, or on another page than the title",
-    "update pith.sty (pithtex sty --force); otherwise set badge=manual and write \\pithbadge at the end of "
-    "the title block (inside the last \\author or the \\date when \\maketitle ends with a page break)",
+    "update pith.sty (pithtex sty --force); otherwise set badge=manual and end the title block with the badge: "
+    "\\date{\\today\\\\ \\pithbadge} (this works where \\maketitle ends with a page break too)",
     metadata=True)
 
 # In the order of the table in docs/arxiv-rules.md.

@@ -99,7 +99,8 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
                             f"{brand.number_url(number)}", PDF_NO_BADGE_LINK.fix, route=route))
     ours = next((lk for lk in on_page if lk.number.body == number), None)
     if layout is not None and badge != "none" and ours is not None:
-        judged, found = _judge_placement(layout, ours, number, page, landed, route)
+        title = read.info.get("PithTitle") or read.titles.get("Title")
+        judged, found = _judge_placement(layout, ours, number, page, landed, route, title)
         shown["placement"] = judged
         diags += found
     for lk in in_band:
@@ -138,7 +139,7 @@ def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None,
 
 
 def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed: BadgeNote | None,
-                     route: str) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+                     route: str, title: str | None) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """Where the page shows the badge, and the errors when it is invisible or misplaced."""
     text = layout(1, page)
     pages = placement.parse_layout(text) if text else []
@@ -146,16 +147,20 @@ def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed:
         return None, []  # pdftotext could not read it: nothing is claimed either way
     here = pages[-1]
     box = placement.link_box(link.rect, link.visible) if link.rect else None
-    verdict = placement.judge(here, number, box, link.off_page)
+    verdict = placement.judge(here, number, box, link.off_page, title)
     faults = list(verdict.faults)
     manual = landed is not None and landed.how == "manual"
     if manual:  # the author put it there: only what nobody can want is a fault
         faults = [f for f in faults if f.startswith(("it lies over", "its text is not", "its link lies"))]
     if not manual and verdict.title is not None and page > 1:
-        before = max(range(page - 1), key=lambda i: placement.largest_size(pages[i], number))
-        size = placement.largest_size(pages[before], number)
-        if size > verdict.title[3] - verdict.title[1] + 1:
-            faults.append(f"the title is on page {before + 1} (its largest text), the badge on page {page}")
+        # A page before it shows the title larger (a class that sets its title page itself
+        # and leaves \maketitle empty): the title's page is that one.
+        here_size = max(ln.height for ln in placement.title_lines(here, number, title))
+        for i, earlier in enumerate(pages[:-1]):
+            lines = placement.title_lines(earlier, number, title)
+            if lines and max(ln.height for ln in lines) > here_size + 1:
+                faults.append(f"the title is on page {i + 1} ({_quote(lines)}), the badge on page {page}")
+                break
     judged = {"page": page, "badge": _rounded(verdict.badge), "title": _rounded(verdict.title),
               "title_text": verdict.title_text, "faults": faults}
     where = f"{route}: the badge on page {page}"
@@ -170,3 +175,8 @@ def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed:
 
 def _rounded(box: tuple[float, ...] | None) -> list[float] | None:
     return [round(v, 1) for v in box] if box else None
+
+
+def _quote(lines: list[placement.Line]) -> str:
+    text = " ".join(ln.text for ln in lines)
+    return repr(text if len(text) <= 40 else text[:39] + "…")

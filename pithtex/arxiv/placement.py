@@ -13,7 +13,10 @@ from __future__ import annotations
 import html
 import re
 
-from ..value import NamedTuple
+from ..value import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom: from the visible box's top left, y down
 
@@ -50,7 +53,10 @@ class Line(NamedTuple):
 
     @property
     def height(self) -> float:
-        return self.box[3] - self.box[1]
+        """The size of its type: its words' median height (the line's own box grows with a raised
+        letter, as in the LaTeX logo, and with sub- and superscripts)."""
+        heights = sorted(w.box[3] - w.box[1] for w in self.words)
+        return heights[len(heights) // 2]
 
 
 class Page(NamedTuple):
@@ -99,46 +105,69 @@ def link_box(rect: Box, visible: Box) -> Box:
     return (x0 - visible[0], visible[3] - y1, x1 - visible[0], visible[3] - y0)
 
 
-def title_lines(page: Page, skip: str) -> list[Line]:
-    """The title: the largest line in the top part of the page (the first of them), with the
-    lines of about its size that touch it above and below. Lines holding `skip` (the badge)
-    are not candidates."""
-    top = [ln for ln in page.lines if skip not in ln.text and ln.box[1] < page.height * TOP_PART]
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def _matches(line: Line, title: set[str]) -> bool:
+    """Most of the line's words are words of the title (a class may set it in capitals)."""
+    words = _tokens(line.text)
+    return bool(words) and sum(w in title for w in words) >= max(1, 0.6 * len(words))
+
+
+def title_lines(page: Page, skip: str, known: str | None = None) -> list[Line]:
+    """The title's lines. With the title's text `known` (the PDF's /PithTitle or /Title): the
+    largest of the lines made of its words (a running head repeats it smaller), and the lines
+    of its words that touch it. Otherwise, or when no line is made of its words: the largest
+    line in the top part of the page, with the lines of about its size that touch it. Lines
+    holding `skip` (the badge) are never part of it."""
+    lines = sorted((ln for ln in page.lines if skip not in ln.text), key=lambda ln: ln.box[1])
+    words = set(_tokens(known or ""))
+    if words and (of_title := [ln for ln in lines if _matches(ln, words)]):
+        size = max(ln.height for ln in of_title)
+        return _block(lines, lines.index(next(ln for ln in of_title if ln.height >= size - 0.01)),
+                      lambda ln: _matches(ln, words))
+    top = [ln for ln in lines if ln.box[1] < page.height * TOP_PART]
     if not top:
         return []
     size = max(ln.height for ln in top)
-    ordered = sorted(top, key=lambda ln: ln.box[1])
-    first = next(i for i, ln in enumerate(ordered) if ln.height >= size - 0.01)
+    return _block(top, next(i for i, ln in enumerate(top) if ln.height >= size - 0.01),
+                  lambda ln: ln.height >= size * TITLE_SHARE)
+
+
+def _block(ordered: list[Line], first: int, belongs: Callable[[Line], bool]) -> list[Line]:
+    """Line `first` and the lines that belong with it, above and below, each within one line's
+    height of the next."""
     block = [ordered[first]]
+    size = ordered[first].height
     for step in (-1, 1):
-        i = first + step
-        while 0 <= i < len(ordered) and ordered[i].height >= size * TITLE_SHARE:
-            near = ordered[i].box[1] - block[-1].box[3] if step > 0 else block[-1].box[1] - ordered[i].box[3]
-            if near > size:
+        i, last = first + step, ordered[first]
+        while 0 <= i < len(ordered) and belongs(ordered[i]):
+            gap = ordered[i].box[1] - last.box[3] if step > 0 else last.box[1] - ordered[i].box[3]
+            if gap > size:
                 break
             block.append(ordered[i])
+            last = ordered[i]
             i += step
-        block.sort(key=lambda ln: ln.box[1])
-    return block
+    return sorted(block, key=lambda ln: ln.box[1])
 
 
-def largest_size(page: Page, skip: str) -> float:
-    """The height of the page's largest line in its top part (0 when it has none)."""
-    return max((ln.height for ln in page.lines if skip not in ln.text and ln.box[1] < page.height * TOP_PART),
-               default=0.0)
-
-
-def judge(page: Page, needle: str, link: Box | None, link_off_page: bool) -> Verdict:
+def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_text: str | None = None,
+          ) -> Verdict:
     """The badge on `page`: its words are those holding `needle` (the number's body), `link`
-    its link rectangle in the words' space (None: no link on the page)."""
-    badge_words = [w for ln in page.lines for w in ln.words if needle in w.text]
+    its link rectangle in the words' space (None: no link on the page); `title_text` the
+    title as the PDF's metadata states it, to find its lines by (see title_lines)."""
+    # The badge's own words: those holding the number that its link covers (the paper may
+    # quote its number in the text too); without a link on the page, the first.
+    holding = [w for ln in page.lines for w in ln.words if needle in w.text]
+    badge_words = [w for w in holding if link and overlaps(w.box, link, slack=-1.0)] or holding[:1]
     if not badge_words:
         why = "its text is not on the visible page" + (" and its link lies outside the page" if link_off_page
                                                         else "")
         return Verdict(None, None, "", (why,), True)
     badge = union([w.box for w in badge_words] + ([link] if link else []))
-    title = title_lines(page, needle)
-    others = [w for ln in page.lines for w in ln.words if needle not in w.text]
+    title = title_lines(page, needle, title_text)
+    others = [w for ln in page.lines for w in ln.words if w not in badge_words]
     faults = []
     if link_off_page:
         faults.append("its link lies outside the visible page")
