@@ -79,3 +79,67 @@ def test_log_lines_are_read_into_notes():
            "pith badge: withheld, ICLR submission mode (no \\iclrfinalcopy)\npith badge: page x, title\n")
     assert parse_log(log).badge_notes == [BadgeNote("title", 3), BadgeNote("manual", 4),
                                           BadgeNote("withheld", why="ICLR submission mode (no \\iclrfinalcopy)")]
+
+
+def errors(report: dict) -> list[str]:
+    return [d["rule"] for d in report["diagnostics"] if d["severity"] == "error"]
+
+
+SHIFTED = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesClass{shifted}\\LoadClass{article}\n"
+           # A class that measures its layout from the page's corner: TeX's 1in origin undone.
+           "\\voffset=-1in \\hoffset=-1in \\oddsidemargin=72pt \\evensidemargin=72pt \\topmargin=36pt\n")
+
+
+def test_a_badge_above_the_page_fails_the_check(tmp_path):
+    text = ("\\documentclass{article}\n\\usepackage[badge=manual]{pith}\n\\pithnumber{" + BODY + "}\n"
+            "\\title{A Title}\\author{Ann}\n\\begin{document}\n\\maketitle\n"
+            "\\noindent\\raisebox{5in}[0pt][0pt]{\\pithbadge}Text.\n\\end{document}\n")
+    code, j, human = checked(tmp_path, text)
+    assert code == 1 and not j["ok"] and errors(j) == ["pith-badge-off-page"]
+    assert j["verdict"] == "loses pith metadata (1 error)"
+    assert "not on the visible page" in human and "intact" not in human and "margin clear" not in human
+
+
+def test_the_verdict_on_a_shifted_class_agrees_with_the_page(tmp_path):
+    # A class with \voffset=\hoffset=-1in and no title block pith knows: the check once said
+    # "OK ... badge at the top of p.1 ... margin clear" with the link 72 pt above the page.
+    text = ("\\documentclass{shifted}\n" + NUMBER + "\\begin{document}\n"
+            "\\begin{center}\\Large\\bfseries A Hand-Set Title\\end{center}\nText of the paper.\n\\end{document}\n")
+    code, j, human = checked(tmp_path, text, {"shifted.cls": SHIFTED})
+    on_page = compiled_link_on_page(tmp_path / "own", text, {"shifted.cls": SHIFTED})
+    assert ("pith-badge-off-page" in errors(j)) == (not on_page)
+    assert (code == 0) == on_page and ("pith badge and metadata intact" in human) == on_page
+    if on_page:  # then the page shows it under the title, which the check read back
+        assert j["routes"][0]["pith"]["placement"]["faults"] == []
+
+
+def compiled_link_on_page(folder: Path, text: str, extra: dict[str, str]) -> bool:
+    """The badge link inside page 1's MediaBox, read with pypdf from our own latex + dvips run."""
+    from pypdf import PdfReader
+
+    from .texrun import compile_tex, write_doc
+
+    write_doc(folder, text)
+    for name, body in extra.items():
+        (folder / name).write_text(body)
+    run = compile_tex(folder, "dvips", passes=2)
+    assert run.pdf is not None, run.log[-2000:]
+    page = PdfReader(run.pdf).pages[0]
+    x0, y0, x1, y1 = (float(v) for v in page.mediabox)
+    rects = [[float(v) for v in a.get_object()["/Rect"]] for a in page.get("/Annots") or []
+             if BODY in str(a.get_object()["/A"].get("/URI", ""))]
+    assert rects, "no badge link on page 1"
+    return all(x0 <= r[0] and r[2] <= x1 and y0 <= r[1] and r[3] <= y1 for r in rects)
+
+
+def test_inspect_names_a_link_outside_the_page(tmp_path):
+    from .texrun import compile_tex, write_doc
+
+    write_doc(tmp_path, "\\documentclass{article}\n\\usepackage[badge=manual]{pith}\n\\pithnumber{" + BODY
+              + "}\n\\begin{document}\n\\noindent\\raisebox{5in}[0pt][0pt]{\\pithbadge}Text.\n\\end{document}\n")
+    run = compile_tex(tmp_path, "pdflatex")
+    assert run.pdf is not None
+    p = pithtex_cli("inspect", str(run.pdf))
+    assert p.returncode == 0 and "link off the page  p.1 at (" in p.stdout and "nobody sees or clicks it" in p.stdout
+    j = json.loads(pithtex_cli("inspect", str(run.pdf), "--json").stdout)
+    assert [off["page"] for off in j["links_off_page"]] == [1] and j["links_off_page"][0]["rect"][3] > 792

@@ -121,13 +121,27 @@ def title_lines(page: Page, skip: str, known: str | None = None) -> list[Line]:
     of its words that touch it. Otherwise, or when no line is made of its words: the largest
     line in the top part of the page, with the lines of about its size that touch it. Lines
     holding `skip` (the badge) are never part of it."""
-    lines = sorted((ln for ln in page.lines if skip not in ln.text), key=lambda ln: ln.box[1])
+    return title_by_text(page, skip, known) or _largest_block(page, skip)
+
+
+def title_by_text(page: Page, skip: str, known: str | None) -> list[Line]:
+    """The title's lines found by its words (see title_lines); [] when none is made of them."""
+    lines = _ordered(page, skip)
     words = set(_tokens(known or ""))
-    if words and (of_title := [ln for ln in lines if _matches(ln, words)]):
-        size = max(ln.height for ln in of_title)
-        return _block(lines, lines.index(next(ln for ln in of_title if ln.height >= size - 0.01)),
-                      lambda ln: _matches(ln, words))
-    top = [ln for ln in lines if ln.box[1] < page.height * TOP_PART]
+    of_title = [ln for ln in lines if _matches(ln, words)] if words else []
+    if not of_title:
+        return []
+    size = max(ln.height for ln in of_title)
+    return _block(lines, lines.index(next(ln for ln in of_title if ln.height >= size - 0.01)),
+                  lambda ln: _matches(ln, words))
+
+
+def _ordered(page: Page, skip: str) -> list[Line]:
+    return sorted((ln for ln in page.lines if skip not in ln.text), key=lambda ln: ln.box[1])
+
+
+def _largest_block(page: Page, skip: str) -> list[Line]:
+    top = [ln for ln in _ordered(page, skip) if ln.box[1] < page.height * TOP_PART]
     if not top:
         return []
     size = max(ln.height for ln in top)
@@ -166,7 +180,9 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
                                                         else "")
         return Verdict(None, None, "", (why,), True)
     badge = union([w.box for w in badge_words] + ([link] if link else []))
-    title = title_lines(page, needle, title_text)
+    by_text = title_by_text(page, needle, title_text)
+    title = by_text or _largest_block(page, needle)
+    lines = _ordered(page, needle)
     others = [w for ln in page.lines for w in ln.words if w not in badge_words]
     faults = []
     if link_off_page:
@@ -179,12 +195,15 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
         faults.append(f"it lies over other text ({hit.text!r})")
     title_box = union([ln.box for ln in title]) if title else None
     text = " ".join(ln.text for ln in title)
-    if title_box:
-        if badge[1] < title_box[3] - 1:
-            faults.append(f"it is above the end of the title ({_short(text)!r}), not below it")
-        elif not aligned(badge, title_box):
-            faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
-                          f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
+    if title_box and badge[1] < title_box[3] - 1:
+        # No title the PDF names (pith's fallback): under the page's first text will do too.
+        first = lines[0].box if lines else None
+        if by_text or first is None or badge[1] < first[3] - 1:
+            what = "the title" if by_text or first is None else "the page's first text and its largest line"
+            faults.append(f"it is above the end of {what} ({_short(text)!r}), not below it")
+    elif title_box and not aligned(badge, title_box):
+        faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
+                      f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
     return Verdict(badge, title_box, text, tuple(faults), link_off_page)
 
 

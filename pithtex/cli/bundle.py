@@ -68,7 +68,8 @@ def run(args: Namespace) -> int:
             more = f" and {len(made.left_out) - 10} more" if len(made.left_out) > 10 else ""
             left = f"; left out (not used by {', '.join(made.mains)}): {' '.join(made.left_out[:10])}{more}"
         if made.ancillary:
-            left += f"; kept arXiv's ancillary folder anc/ ({len(made.ancillary)} files, not read by TeX)"
+            n = len(made.ancillary)
+            left += f"; kept arXiv's ancillary folder anc/ ({n} file{'s' if n != 1 else ''}, not read by TeX)"
         print(line(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}"))
         print(human(made.verdict))
     return errors.OK if made.verdict.ok else errors.FAILED
