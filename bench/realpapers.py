@@ -17,16 +17,18 @@ rectangle (pypdf), the log line that says where it went, and the text block's pl
 page 1 (a `\\typeout` of \\oddsidemargin and \\textwidth added with the two lines: the PDF
 shows text, not the block). Printed as a Markdown table:
 
-    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ block | Δ above | Δ page | verdict
+    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ block | Δ title | gap | verdict
 
 `Δ block` is the badge's centre (its link: logo and text) minus the text block's centre
-(pt); `Δ above` the same against the line just above the badge (0 under a centred line),
-`Δ page` against the page's centre; `x, y` the badge's left edge and top from the page's
+(pt); `Δ title` the same against the title's lines, and `gap` the space from the title's
+last line down to the badge's top, the title found on the page as `pithtex check` finds it
+(pithtex/arxiv/placement.py); `x, y` the badge's left edge and top from the page's
 top left (pt). The verdict is `ok` when the badge is on page 1 (or on the page that pith's
-log line says holds the title), x >= 40 pt, clear of every other word, centred on the text
-block (|Δ block| <= 6 pt) or flush left with it (its left edge within 6 pt of the block's, or
-just right of the 40 pt band when the block starts inside it), in beamer inside the title
-frame's body (below the headline, above the footline),
+log line says holds the title), x >= 40 pt, clear of every other word, and `pithtex check`'s
+own judgement of the page finds nothing wrong: the badge's text and link on the visible page,
+below the title, aligned with the title's lines (centred under them, flush with their left or
+right edge, or just right of the 40 pt band when they start inside it), on the title's page;
+in beamer inside the title frame's body (below the headline, above the footline),
 the link is there, the paper compiles with no new errors and the page count grows by at
 most one; `ok (review copy)` when pith's log says a review mode withheld the badge;
 otherwise it names what failed.
@@ -98,8 +100,8 @@ class Row:
     page: str
     xy: str
     delta: str
-    delta_above: str
-    delta_page: str
+    delta_title: str
+    gap: str
     verdict: str
 
 
@@ -141,7 +143,12 @@ def insert_pith(text: str, where: str, probe: str = "") -> str:
     m = re.search(r"^[^%\n]*\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}(\[[^\]]*\])?.*$", text, re.M)
     if m is None:  # \documentclass comes from an \input file: the end of the preamble
         return text[:preamble_end] + PITH_LINES + probe + text[preamble_end:]
-    return text[:m.end()] + "\n" + PITH_LINES + probe + text[m.end():]
+    at = m.end()
+    # A \pdfoutput=1 right after \documentclass stays before the first \usepackage (quantumarticle
+    # insists, as arXiv advises).
+    then = re.match(r"(?:\s*(?:%[^\n]*)?\n)*\s*\\pdfoutput\s*=\s*1[^\n]*", text[at:])
+    at += then.end() if then else 0
+    return text[:at] + "\n" + PITH_LINES + probe + text[at:]
 
 
 def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -188,12 +195,6 @@ def block_centre(log: str) -> float | None:
     return float(m[1]) + float(m[2]) / 2 if m else None
 
 
-def block_left(log: str) -> float | None:
-    """The text block's left edge on page 1 (pt from the page's left)."""
-    m = re.search(r"realpapers: textblock (-?[\d.]+)pt", log)
-    return float(m[1]) if m else None
-
-
 def head_foot(log: str) -> tuple[float, float, float] | None:
     """beamer's headline and footline heights on page 1 and the page's height (pt)."""
     m = re.search(r"realpapers: headfoot (-?[\d.]+)pt (-?[\d.]+)pt (-?[\d.]+)pt", log)
@@ -204,11 +205,6 @@ def landed(log: str) -> str:
     """pith.sty's own line: `page N, title|fallback|manual` or `withheld, MODE` (or '')."""
     m = re.search(r"^pith badge: (.*)$", log, re.M)
     return m[1] if m else ""
-
-
-def page_width(pdf: Path, page_index: int) -> float:
-    box = PdfReader(pdf).pages[page_index].mediabox
-    return float(box[2]) - float(box[0])
 
 
 def link_rect(pdf: Path, page_index: int) -> tuple[float, float, float, float] | None:
@@ -257,7 +253,9 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
         verdict = "ok (review copy)" if new_errors <= 0 and withpith.pages <= base.pages + 1 else "new errors"
         return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", verdict)
     if not found:
-        return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", "no badge")
+        judged = check_placement(withpith)
+        why = "off page" if judged and "off page" in compact(judged["faults"]) else "no badge"
+        return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", why)
     index, badge_line, badge = found[0]
     others = [w for line in pages_lines[index] if line is not badge_line for w in line]
     rect = link_rect(withpith.pdf, index)
@@ -266,27 +264,22 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
     middle = (left + right) / 2
     centre = block_centre(withpith.log)
     delta = middle - centre if centre is not None else float("nan")
-    above = [line for line in pages_lines[index] if line is not badge_line and line[-1].bottom <= badge.top]
-    nearest = max(above, key=lambda line: line[-1].bottom, default=None)
-    delta_above = middle - (nearest[0].x0 + nearest[-1].x1) / 2 if nearest else float("nan")
-    delta_page = middle - page_width(withpith.pdf, index) / 2
-    faults = []
+    # The title as `pithtex check` finds it on the page (pithtex/arxiv/placement.py): its
+    # centre against the badge's, and the gap from its last line down to the badge.
+    judged = check_placement(withpith) or {}
+    title = judged.get("title")
+    delta_title = middle - (title[0] + title[2]) / 2 if title else float("nan")
+    gap = badge.top - title[3] if title else float("nan")
+    faults = compact(judged.get("faults", [])) if judged else ["not judged"]
     # Page 1, or the page pith.sty says holds the title block (cas-dc puts a graphical
     # abstract and highlights first).
     if index != 0 and landed(withpith.log) != f"page {index + 1}, title":
         faults.append(f"page {index + 1}")
     if left < ARXIV_BAND:
         faults.append("x<40")
-    if any(badge.overlaps(w) for w in others):
+    if any(badge.overlaps(w) for w in others) and "overlaps text" not in faults:
         faults.append("overlaps text")
-    # Centred on the text block, or flush left with it under a flush-left title block (the
-    # line above and the page are shown for the eye).
-    # A block that starts inside arXiv's stamp band (beamer's metropolis: 1 cm) has the
-    # badge just right of the band instead.
-    edge = block_left(withpith.log)
-    flush = edge is not None and (abs(left - edge) <= 6 or (edge < ARXIV_BAND <= left <= ARXIV_BAND + 6))
-    if not (abs(delta) <= 6 or flush):
-        faults.append("not aligned")
+    # Aligned: judged against the title's lines, with the rest of the placement, by the check.
     bars = head_foot(withpith.log)
     if bars and rect:  # beamer: inside the frame's body, below the headline, above the footline
         head, foot, height = bars
@@ -301,8 +294,30 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
     if rect is None:
         faults.append("no link")
     return Row(paper, cls, engine, insert, compiles, pages, where, str(index + 1),
-               f"{left:.0f}, {badge.top:.0f}", f"{delta:+.1f}", f"{delta_above:+.1f}",
-               f"{delta_page:+.1f}", ", ".join(faults) or "ok")
+               f"{left:.0f}, {badge.top:.0f}", f"{delta:+.1f}", f"{delta_title:+.1f}",
+               f"{gap:.0f}", ", ".join(faults) or "ok")
+
+
+def check_placement(build: Build) -> dict | None:
+    """`pithtex check`'s own placement judgement on the PDF (pdfcheck.pith_checks with the
+    pages' words from pdftotext): the title it found, the badge, the faults (None: not judged)."""
+    from pithtex.arxiv import logparse, pdfcheck, sandbox
+
+    pdf = build.pdf
+    if pdf is None:
+        return None
+    limits = sandbox.Limits(pdf.parent)
+    shown, _ = pdfcheck.pith_checks(pdf, NUMBER, "pdflatex", notes=logparse.parse_log(build.log).badge_notes,
+                                    layout=lambda first, last: sandbox.page_layout(pdf, first, last, limits))
+    return shown.get("placement")
+
+
+def compact(faults: list[str]) -> list[str]:
+    """The check's sentences as the table's words."""
+    words = {"its text is not": "off page", "its link lies": "link off page", "it lies over": "overlaps text",
+             "it is above": "above the title", "it is not aligned": "not aligned with the title",
+             "the title is on page": "not on the title's page"}
+    return list(dict.fromkeys(next((w for k, w in words.items() if f.startswith(k)), f) for f in faults))
 
 
 def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Path) -> list[Row]:
@@ -358,11 +373,11 @@ def check_verdict(folder: Path) -> str:
 
 def table(rows: list[Row]) -> str:
     head = ["paper", "class", "engine", "insert", "compiles", "pages", "placed", "page", "x, y",
-            "Δ block", "Δ above", "Δ page", "verdict"]
+            "Δ block", "Δ title", "gap", "verdict"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r.paper, f"`{r.cls}`", r.engine, r.insert, r.compiles, r.pages, r.placed, r.page, r.xy,
-                 r.delta, r.delta_above, r.delta_page, r.verdict]
+                 r.delta, r.delta_title, r.gap, r.verdict]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
