@@ -171,8 +171,9 @@ PITH_BADGE_OFF_PAGE = Rule(
     "class still moves it off the page, set badge=manual and write \\pithbadge at the end of the title block",
     metadata=True)
 PITH_BADGE_MISPLACED = Rule(
-    "pith-badge-misplaced", E, "the badge is not right under the title as the page shows it: above the "
-    "title, not aligned with it, over other text, or on another page than the title",
+    "pith-badge-misplaced", EW, "the badge is not right under the title as the page shows it: above the "
+    "title, not aligned with it, over other text, or on another page than the title (a warning for a "
+    "\\pithbadge the author placed, unless it covers text)",
     "update pith.sty (pithtex sty --force); otherwise set badge=manual and end the title block with the badge: "
     "\\date{\\today\\\\ \\pithbadge} (this works where \\maketitle ends with a page break too)",
     metadata=True)

@@ -143,3 +143,43 @@ def test_inspect_names_a_link_outside_the_page(tmp_path):
     assert p.returncode == 0 and "link off the page  p.1 at (" in p.stdout and "nobody sees or clicks it" in p.stdout
     j = json.loads(pithtex_cli("inspect", str(run.pdf), "--json").stdout)
     assert [off["page"] for off in j["links_off_page"]] == [1] and j["links_off_page"][0]["rect"][3] > 792
+
+
+PAGEBREAK = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesClass{frontpage}\\LoadClass{article}\n"
+             # A class whose \maketitle sets a whole front page, then the contents.
+             "\\let\\frontpage@title\\maketitle\n"
+             "\\renewcommand\\maketitle{\\frontpage@title\\newpage\\tableofcontents\\newpage}\n")
+
+
+def test_the_fix_the_check_names_works_where_maketitle_ends_with_a_page_break(tmp_path):
+    from pithtex.rule_catalogue import PITH_BADGE_MISPLACED
+
+    named = "\\date{\\today\\\\ \\pithbadge}"
+    assert named in PITH_BADGE_MISPLACED.fix  # the fix is spelt out as the author would write it
+    text = ("\\documentclass{frontpage}\n\\usepackage[badge=manual]{pith}\n\\pithnumber{" + BODY + "}\n"
+            "\\title{A Front-Page Title}\\author{Ann}" + named + "\n"
+            "\\begin{document}\n\\maketitle\n\\section{One}Text.\n\\end{document}\n")
+    code, j, human = checked(tmp_path, text, {"frontpage.cls": PAGEBREAK.replace("@", "")})
+    route = j["routes"][0]["pith"]
+    assert code == 0 and j["ok"], j["diagnostics"]
+    assert route["badge"]["page"] == 1 and route["placement"]["faults"] == []
+    assert route["placement"]["title_text"] == "A Front-Page Title"
+    assert [r for r in warnings(j) if r.startswith("pith-badge")] == []
+    assert "pith badge and metadata intact" in human
+
+
+def test_a_badge_after_such_a_maketitle_is_judged_by_its_page(tmp_path):
+    # The old advice, \pithbadge after \maketitle: where that lands is pith.sty's business; the
+    # check must say so when it is not the title's page (the contents page behind it).
+    text = ("\\documentclass{frontpage}\n\\usepackage[badge=manual]{pith}\n\\pithnumber{" + BODY + "}\n"
+            "\\title{A Front-Page Title}\\author{Ann}\n"
+            "\\begin{document}\n\\maketitle\n\\pithbadge\n\\section{One}Text.\n\\end{document}\n")
+    code, j, human = checked(tmp_path, text, {"frontpage.cls": PAGEBREAK.replace("@", "")})
+    route = j["routes"][0]["pith"]
+    page = route["badge"]["page"]
+    misplaced = [d for d in j["diagnostics"] if d["rule"] == "pith-badge-misplaced"]
+    assert code == 0 and bool(misplaced) == (page != 1)
+    if misplaced:  # a manual badge: a warning that names the title's page
+        assert misplaced[0]["severity"] == "warning"
+        assert f"the title is on page 1 ('A Front-Page Title'), the badge on page {page}" in misplaced[0]["message"]
+        assert "pith-badge-misplaced" in human

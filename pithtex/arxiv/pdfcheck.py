@@ -150,9 +150,7 @@ def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed:
     verdict = placement.judge(here, number, box, link.off_page, title)
     faults = list(verdict.faults)
     manual = landed is not None and landed.how == "manual"
-    if manual:  # the author put it there: only what nobody can want is a fault
-        faults = [f for f in faults if f.startswith(("it lies over", "its text is not", "its link lies"))]
-    if not manual and verdict.title is not None and page > 1:
+    if verdict.title is not None and page > 1:
         # A page before it shows the title larger (a class that sets its title page itself
         # and leaves \maketitle empty): the title's page is that one.
         here_size = max(ln.height for ln in placement.title_lines(here, number, title))
@@ -167,9 +165,12 @@ def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed:
     if verdict.off_page:
         return judged, [error(PITH_BADGE_OFF_PAGE, f"{where} is not visible: {'; '.join(faults)}",
                               PITH_BADGE_OFF_PAGE.fix, route=route)]
+    # A \pithbadge the author placed may be meant where it is (a warning), unless it covers text.
+    hard = not manual or any(f.startswith("it lies over") for f in faults)
     if faults:
-        return judged, [error(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
-                              PITH_BADGE_MISPLACED.fix, route=route)]
+        report = error if hard else warning
+        return judged, [report(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
+                               PITH_BADGE_MISPLACED.fix, route=route)]
     return judged, []
 
 
