@@ -1,6 +1,6 @@
 """Compile real papers with pith added and read back where the badge lands (issue #10).
 
-    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check]
+    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check] [--sty FILE]
 
 PAPERS holds one folder per paper (its sources, as its authors compile it). The main file
 is the one named in the folder's `.pithmain`, else the only top-level .tex file with
@@ -320,7 +320,16 @@ def compact(faults: list[str]) -> list[str]:
     return list(dict.fromkeys(next((w for k, w in words.items() if f.startswith(k)), f) for f in faults))
 
 
-def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Path) -> list[Row]:
+def put_sty(work: Path, sty: Path | None) -> None:
+    """This checkout's pith.sty (`pithtex sty`) beside the paper, or the one named by --sty."""
+    if sty is None:
+        subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+    else:
+        shutil.copyfile(sty, work / "pith.sty")
+
+
+def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Path,
+               sty: Path | None = None) -> list[Row]:
     tex = main_file(folder)
     text = tex.read_text(errors="replace")
     cls = document_class(text)
@@ -343,12 +352,12 @@ def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Pa
             work = scratch / f"{folder.name}-{engine}-{insert}"
             shutil.copytree(folder, work)
             (work / tex.name).write_text(insert_pith(text, insert, PROBE))
-            subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+            put_sty(work, sty)
             rows.append(judge(folder.name, cls, engine, insert, base, build(work, work / tex.name, engine)))
     return rows
 
 
-def check_verdict(folder: Path) -> str:
+def check_verdict(folder: Path, sty: Path | None = None) -> str:
     """`pithtex check --json` on the paper with pith added after \\documentclass: its verdict,
     what it read back from the PDF (Info, XMP, page-1 link) and its diagnostics' rules."""
     tex = main_file(folder)
@@ -356,7 +365,7 @@ def check_verdict(folder: Path) -> str:
         work = Path(tmp) / folder.name
         shutil.copytree(folder, work)
         (work / tex.name).write_text(insert_pith(tex.read_text(errors="replace"), "class"))
-        subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+        put_sty(work, sty)
         done = subprocess.run([str(PITHTEX), "check", str(work), "--main", tex.name, "--json"],
                               capture_output=True, text=True, timeout=900, check=False)
     try:
@@ -390,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="also `pithtex check` each paper")
     parser.add_argument("--only", action="append", default=[], help="only this paper (repeat)")
     parser.add_argument("--keep", type=Path, help="build in this (new) folder and keep it, to look at")
+    parser.add_argument("--sty", type=Path, help="this pith.sty instead of the checkout's (another branch's, say)")
     args = parser.parse_args(argv)
     inserts = ["class", "packages"] if args.insert == "both" else [args.insert]
     engines = ["pdflatex"] + (["dvips"] if args.dvips else [])
@@ -400,12 +410,12 @@ def main(argv: list[str] | None = None) -> int:
         scratch = args.keep or Path(tmp)
         scratch.mkdir(parents=True, exist_ok=True)
         for folder in folders:
-            new = paper_rows(folder, inserts, engines, scratch)
+            new = paper_rows(folder, inserts, engines, scratch, args.sty)
             for r in new:
                 print(f"{r.paper} {r.engine} {r.insert}: {r.verdict} ({r.placed})", file=sys.stderr, flush=True)
             rows += new
             if args.check:
-                checks.append(f"- {folder.name}: `pithtex check` {check_verdict(folder)}")
+                checks.append(f"- {folder.name}: `pithtex check` {check_verdict(folder, args.sty)}")
     print(table(rows))
     if checks:
         print("\n" + "\n".join(checks))
