@@ -160,7 +160,8 @@ PDF_LEFT_BAND = Rule(
     "identifier", "move the badge away from the left margin", metadata=True)
 PITH_BADGE_FALLBACK = Rule(
     "pith-badge-fallback", W, "pith found no title block before the first page was shipped out: the badge "
-    "is at the top of that page, not under the title",
+    "is where pith's fallback puts it on that page, not under a title it recognised (where that is, "
+    "pith-badge-misplaced judges)",
     "set badge=manual and write \\pithbadge where the badge belongs (after the authors)")
 PITH_BADGE_PAGE = Rule(
     "pith-badge-page", W, "the badge is under the title, but the title is not on page 1 (the class puts "

@@ -59,7 +59,9 @@ def test_fallback_position_is_a_warning(tmp_path):
     code, j, human = checked(tmp_path, text)
     assert code == 0 and j["routes"][0]["pith"]["badge"] == {"how": "fallback", "page": 1, "linked": True}
     assert warnings(j) == ["pith-badge-fallback"]
-    assert "badge at the top of p.1 (no title block found)" in human
+    assert "badge placed by pith's fallback on p.1 (no title block found)" in human
+    # ... and the page shows it under the page's first text: never in the top margin above it
+    assert j["routes"][0]["pith"]["placement"]["faults"] == []
 
 
 def test_review_copy_is_reported_as_withheld(tmp_path):

@@ -127,7 +127,8 @@ def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None,
         return []
     if landed.how == "fallback":
         return [warning(PITH_BADGE_FALLBACK, f"{route}: pith found no title block before page {landed.page} "
-                        f"was shipped out: the badge is at the top of page {landed.page}, not under the title",
+                        f"was shipped out: the badge on page {landed.page} is where pith's fallback puts it, "
+                        "not under a title it recognised",
                         PITH_BADGE_FALLBACK.fix,
                         route=route)]
     if landed.how == "title" and landed.page != 1:
