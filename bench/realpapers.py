@@ -233,7 +233,7 @@ def placed(log: str) -> str:
     said = landed(log)
     if said.startswith("withheld, "):
         return "withheld: " + said.removeprefix("withheld, ")
-    return "at the top of the page (no title block found)" if said.endswith("fallback") else "-"
+    return "by the fallback (no title block found)" if said.endswith("fallback") else "-"
 
 
 def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith: Build) -> Row:
