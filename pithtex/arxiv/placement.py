@@ -201,19 +201,36 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
         if by_text or first is None or badge[1] < first[3] - 1:
             what = "the title" if by_text or first is None else "the page's first text and its largest line"
             faults.append(f"it is above the end of {what} ({_short(text)!r}), not below it")
-    elif title_box and not aligned(badge, title_box):
+    elif title_box and not aligned(badge, [ln.box for ln in title]):
         faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
                       f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
     return Verdict(badge, title_box, text, tuple(faults), link_off_page)
 
 
-def aligned(badge: Box, title: Box) -> bool:
-    """Centred under the title's lines, or flush with their left or right edge (a flush-left
-    title starting inside arXiv's band: the badge just right of the band)."""
-    centre = abs((badge[0] + badge[2]) / 2 - (title[0] + title[2]) / 2) <= ALIGN_SLACK
-    left = abs(badge[0] - title[0]) <= ALIGN_SLACK or (title[0] < BAND <= badge[0] <= BAND + ALIGN_SLACK)
-    right = abs(badge[2] - title[2]) <= ALIGN_SLACK
-    return centre or left or right
+def aligned(badge: Box, lines: list[Box]) -> bool:
+    """Aligned as the title's lines are: under a title of several lines, as they agree (all
+    centred on one axis, or flush with one left or one right edge); under one line, or lines
+    that agree on nothing (an overfull first line), centred under one of them or flush with it.
+    A flush-left title that starts inside arXiv's band: the badge just right of the band."""
+    def centre(b: Box) -> float:
+        return (b[0] + b[2]) / 2
+
+    def fits(to: Box, how: str) -> bool:
+        if how == "left":
+            return abs(badge[0] - to[0]) <= ALIGN_SLACK or to[0] < BAND <= badge[0] <= BAND + ALIGN_SLACK
+        if how == "right":
+            return abs(badge[2] - to[2]) <= ALIGN_SLACK
+        return abs(centre(badge) - centre(to)) <= ALIGN_SLACK
+
+    block = union(lines)
+    if len(lines) > 1:
+        agree = {how: max(v) - min(v) <= 2.0 for how, v in (("centre", [centre(b) for b in lines]),
+                                                             ("left", [b[0] for b in lines]),
+                                                             ("right", [b[2] for b in lines]))}
+        ways = [how for how in ("centre", "left", "right") if agree[how]]
+        if ways:
+            return any(fits(block, how) for how in ways)
+    return any(fits(b, how) for b in [block, *lines] for how in ("centre", "left", "right"))
 
 
 def _short(text: str, n: int = 40) -> str:
