@@ -86,6 +86,7 @@ class Build:
     pages: int
     log: str
     pdf: Path | None
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,9 @@ def build(folder: Path, tex: Path, engine: str) -> Build:
     for suffix in (".pdf", ".dvi", ".ps", ".aux", ".log"):  # sources often ship a built PDF
         tex.with_suffix(suffix).unlink(missing_ok=True)
     for _ in range(2):
-        run([tex_engine, "-interaction=nonstopmode", tex.name], folder)
+        if run([tex_engine, "-interaction=nonstopmode", tex.name], folder).returncode == 124:
+            # A run that never ends (pith's title capture looped on TeX Live 2022): no PDF.
+            return Build(False, 0, 0, f"realpapers: TeX stopped after {TEX_TIMEOUT} s", None, timed_out=True)
     stem = tex.with_suffix("")
     log = Path(f"{stem}.log").read_text(errors="replace") if Path(f"{stem}.log").exists() else ""
     if engine == "dvips" and not Path(f"{stem}.dvi").exists():  # \pdfoutput=1: PDF straight away
@@ -243,6 +246,9 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
         compiles += f" (+{new_errors} errors)"
     pages = f"{base.pages}→{withpith.pages}"
     where = placed(withpith.log)
+    if withpith.timed_out:
+        return Row(paper, cls, engine, insert, f"no: TeX stopped after {TEX_TIMEOUT} s", pages, "-", "-", "-",
+                   "-", "-", "-", "hangs")
     if not withpith.pdf:
         return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", "does not compile")
     pages_lines = layout(withpith.pdf)
