@@ -125,10 +125,17 @@ MESSAGES: tuple[Message, ...] = (
     Message("in-block", "info", "Badge placed #1",
             "Nothing to do: the badge is the last line of the title block, aligned with it."),
     Message("first-page", "warning", "No title block found before page #1 was shipped out: the badge is "
-            "at the top of that page. Use badge=manual and write \\pithbadge where it belongs",
-            "The class builds its title in a way pith does not know (no \\maketitle, or a title page "
-            "of its own). With the option badge=manual the badge goes only where \\pithbadge is "
-            "written, for instance right after the authors."),
+            "at the top of that page on this run, below the page's first text on the next. Use badge=manual "
+            "and write \\pithbadge where it belongs",
+            "The class builds its title in a way pith does not know (no \\maketitle, a title set by "
+            "hand, or a title page of its own without a stored \\title). A first run, with no .aux, puts "
+            "the badge at the top of the page; the next one puts it below the first paragraph of the page. "
+            "With the option badge=manual the badge goes only where \\pithbadge is written, for instance "
+            "right after the authors."),
+    Message("title-unclean", "warning", "The title holds commands that are not text (assignments, "
+            "counters): Info /PithTitle is left out",
+            "The class stores more than the title in \\@title (a counter, a short form). pith records the "
+            "title only when it can read it as plain text; the badge and the number are not affected."),
     Message("xmp-owner", "info", "XMP left to #1; Info keys written",
             "That package writes the one XMP packet a PDF may have; the number is in Info."),
     Message("xmp-hyperxmp", "info", "pith properties added to hyperxmp's XMP packet",

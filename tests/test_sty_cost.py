@@ -22,8 +22,10 @@ PAPER = ("\\documentclass[11pt,a4paper]{{article}}\n\\usepackage[T1]{{fontenc}}\
          "\\usepackage{{hyperref}}\n{pith}\\title{{A Test Title}}\\author{{A. Author}}\n"
          "\\begin{{document}}\n\\maketitle\nText.\n\\end{{document}}\n")
 PITH = f"\\usepackage{{pith}}\n\\pithnumber{{{BODY}}}\n"
-# Measured on TeX Live 2022 (2026-12-01): 240 with no option, 295 with one.
-MOST_CONTROL_SEQUENCES = 260
+# Measured on TeX Live 2022 (2026-12-01): 240 with no option, 295 with one; 321 with no
+# option since placement by position (issue #23: the marks, the .aux records and the
+# judgement of the second run add some 80 names; bench/latex.py keeps the cost within 1.03x).
+MOST_CONTROL_SEQUENCES = 330
 
 
 def stats(log: str) -> dict[str, int]:

@@ -24,7 +24,7 @@ for suite in $suites; do
   rm -rf "${work:?}/$suite"
   report=$work/$suite.xml
   PITH_TEXLIVE_ROOT=$root "$pytest" tests/test_sty_routes.py tests/test_sty_coexist.py tests/test_sty_placement.py \
-    tests/test_sty_options.py tests/test_sty_matrix.py tests/test_sty_titles.py tests/test_sty_cost.py -q -n 2 -p no:cacheprovider \
+    tests/test_sty_options.py tests/test_sty_matrix.py tests/test_sty_titles.py tests/test_sty_position.py tests/test_sty_cost.py -q -n 2 -p no:cacheprovider \
     --basetemp="$work/$suite" --junitxml="$report" > "$work/$suite.out" 2>&1 || status=1
   [ -n "$mounted" ] && umount "$mounted"
   echo "== $suite ($version): $(tail -1 "$work/$suite.out")"
