@@ -108,11 +108,11 @@ def test_a_flush_left_title_wants_a_flush_left_badge(tmp_path: Path):
     long_title = "A Long Title Set Flush Left Across Most of the Line"
     left = [(72, 700, 16, long_title), (72, 676, 11, "Ann Author, Bob Author"), (72, 662, 11, "Some University")]
     text, link = badge_at(306 - width(BADGE, 7) / 2 + 4.5, 640)
-    _, found = judged(tmp_path, [([*left, text, *BODY_TEXT], link)])
+    _, found = judged(tmp_path, [([*left, text, *BODY_TEXT], link)], title=long_title)
     assert [d.rule for d in found] == ["pith-badge-misplaced"] and "not aligned with the title" in found[0].message
     text, link = badge_at(81, 640)  # the link (logo first) starts at the title's left edge
     (tmp_path / "left").mkdir()
-    facts, found = judged(tmp_path / "left", [([*left, text, *BODY_TEXT], link)])
+    facts, found = judged(tmp_path / "left", [([*left, text, *BODY_TEXT], link)], title=long_title)
     assert found == [] and facts["faults"] == []
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pithtex.arxiv.logparse import BadgeNote, parse_log
 
 from .conftest import BODY, pithtex_cli
@@ -185,3 +187,19 @@ def test_a_badge_after_such_a_maketitle_is_judged_by_its_page(tmp_path):
         assert misplaced[0]["severity"] == "warning"
         assert f"the title is on page 1 ('A Front-Page Title'), the badge on page {page}" in misplaced[0]["message"]
         assert "pith-badge-misplaced" in human
+
+
+KINDS = Path(__file__).parent / "fixtures" / "titles"
+
+
+@pytest.mark.parametrize("kind", ["defsize", "offsets", "begindoc", "frontpage", "byhand", "flushleft", "counted"])
+def test_check_reads_each_kind_of_issue_23_back_from_the_page(kind, tmp_path):
+    # The seven kinds of title block (tests/fixtures/titles): on arXiv's route the check runs
+    # TeX again when pith.sty's position marks changed, then judges the page itself.
+    extra = {p.name: p.read_text() for p in KINDS.glob(f"{kind}.cls")}
+    code, j, human = checked(tmp_path, (KINDS / f"{kind}.tex").read_text(), extra)
+    route = j["routes"][0]
+    assert code == 0 and j["ok"], j["diagnostics"]
+    assert route["runs"] == 2 and route["pith"]["placement"]["faults"] == []
+    assert route["pith"]["placement"]["page"] == 1 and "pith badge and metadata intact" in human
+    assert not [d for d in j["diagnostics"] if d["rule"] in ("pith-badge-off-page", "pith-badge-misplaced")]

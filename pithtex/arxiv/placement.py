@@ -201,7 +201,9 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
         if by_text or first is None or badge[1] < first[3] - 1:
             what = "the title" if by_text or first is None else "the page's first text and its largest line"
             faults.append(f"it is above the end of {what} ({_short(text)!r}), not below it")
-    elif title_box and not aligned(badge, [ln.box for ln in title]):
+    elif by_text and title_box and not aligned(badge, [ln.box for ln in title]):
+        # (aligned with the title the PDF names; pith's fallback, with no title, is held only
+        # to being below the page's first text or its largest line)
         faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
                       f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
     return Verdict(badge, title_box, text, tuple(faults), link_off_page)
