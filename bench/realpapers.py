@@ -1,6 +1,6 @@
 """Compile real papers with pith added and read back where the badge lands (issue #10).
 
-    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check]
+    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check] [--sty FILE]
 
 PAPERS holds one folder per paper (its sources, as its authors compile it). The main file
 is the one named in the folder's `.pithmain`, else the only top-level .tex file with
@@ -17,16 +17,18 @@ rectangle (pypdf), the log line that says where it went, and the text block's pl
 page 1 (a `\\typeout` of \\oddsidemargin and \\textwidth added with the two lines: the PDF
 shows text, not the block). Printed as a Markdown table:
 
-    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ block | Δ above | Δ page | verdict
+    paper | class | engine | insert | compiles | pages | placed | page | x, y | Δ block | Δ title | gap | verdict
 
 `Δ block` is the badge's centre (its link: logo and text) minus the text block's centre
-(pt); `Δ above` the same against the line just above the badge (0 under a centred line),
-`Δ page` against the page's centre; `x, y` the badge's left edge and top from the page's
+(pt); `Δ title` the same against the title's lines, and `gap` the space from the title's
+last line down to the badge's top, the title found on the page as `pithtex check` finds it
+(pithtex/arxiv/placement.py); `x, y` the badge's left edge and top from the page's
 top left (pt). The verdict is `ok` when the badge is on page 1 (or on the page that pith's
-log line says holds the title), x >= 40 pt, clear of every other word, centred on the text
-block (|Δ block| <= 6 pt) or flush left with it (its left edge within 6 pt of the block's, or
-just right of the 40 pt band when the block starts inside it), in beamer inside the title
-frame's body (below the headline, above the footline),
+log line says holds the title), x >= 40 pt, clear of every other word, and `pithtex check`'s
+own judgement of the page finds nothing wrong: the badge's text and link on the visible page,
+below the title, aligned with the title's lines (centred under them, flush with their left or
+right edge, or just right of the 40 pt band when they start inside it), on the title's page;
+in beamer inside the title frame's body (below the headline, above the footline),
 the link is there, the paper compiles with no new errors and the page count grows by at
 most one; `ok (review copy)` when pith's log says a review mode withheld the badge;
 otherwise it names what failed.
@@ -84,6 +86,7 @@ class Build:
     pages: int
     log: str
     pdf: Path | None
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,8 @@ class Row:
     page: str
     xy: str
     delta: str
-    delta_above: str
-    delta_page: str
+    delta_title: str
+    gap: str
     verdict: str
 
 
@@ -141,7 +144,12 @@ def insert_pith(text: str, where: str, probe: str = "") -> str:
     m = re.search(r"^[^%\n]*\\documentclass\s*(\[[^\]]*\])?\s*\{[^}]*\}(\[[^\]]*\])?.*$", text, re.M)
     if m is None:  # \documentclass comes from an \input file: the end of the preamble
         return text[:preamble_end] + PITH_LINES + probe + text[preamble_end:]
-    return text[:m.end()] + "\n" + PITH_LINES + probe + text[m.end():]
+    at = m.end()
+    # A \pdfoutput=1 right after \documentclass stays before the first \usepackage (quantumarticle
+    # insists, as arXiv advises).
+    then = re.match(r"(?:\s*(?:%[^\n]*)?\n)*\s*\\pdfoutput\s*=\s*1[^\n]*", text[at:])
+    at += then.end() if then else 0
+    return text[:at] + "\n" + PITH_LINES + probe + text[at:]
 
 
 def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -157,7 +165,9 @@ def build(folder: Path, tex: Path, engine: str) -> Build:
     for suffix in (".pdf", ".dvi", ".ps", ".aux", ".log"):  # sources often ship a built PDF
         tex.with_suffix(suffix).unlink(missing_ok=True)
     for _ in range(2):
-        run([tex_engine, "-interaction=nonstopmode", tex.name], folder)
+        if run([tex_engine, "-interaction=nonstopmode", tex.name], folder).returncode == 124:
+            # A run that never ends (pith's title capture looped on TeX Live 2022): no PDF.
+            return Build(False, 0, 0, f"realpapers: TeX stopped after {TEX_TIMEOUT} s", None, timed_out=True)
     stem = tex.with_suffix("")
     log = Path(f"{stem}.log").read_text(errors="replace") if Path(f"{stem}.log").exists() else ""
     if engine == "dvips" and not Path(f"{stem}.dvi").exists():  # \pdfoutput=1: PDF straight away
@@ -188,12 +198,6 @@ def block_centre(log: str) -> float | None:
     return float(m[1]) + float(m[2]) / 2 if m else None
 
 
-def block_left(log: str) -> float | None:
-    """The text block's left edge on page 1 (pt from the page's left)."""
-    m = re.search(r"realpapers: textblock (-?[\d.]+)pt", log)
-    return float(m[1]) if m else None
-
-
 def head_foot(log: str) -> tuple[float, float, float] | None:
     """beamer's headline and footline heights on page 1 and the page's height (pt)."""
     m = re.search(r"realpapers: headfoot (-?[\d.]+)pt (-?[\d.]+)pt (-?[\d.]+)pt", log)
@@ -204,11 +208,6 @@ def landed(log: str) -> str:
     """pith.sty's own line: `page N, title|fallback|manual` or `withheld, MODE` (or '')."""
     m = re.search(r"^pith badge: (.*)$", log, re.M)
     return m[1] if m else ""
-
-
-def page_width(pdf: Path, page_index: int) -> float:
-    box = PdfReader(pdf).pages[page_index].mediabox
-    return float(box[2]) - float(box[0])
 
 
 def link_rect(pdf: Path, page_index: int) -> tuple[float, float, float, float] | None:
@@ -237,7 +236,7 @@ def placed(log: str) -> str:
     said = landed(log)
     if said.startswith("withheld, "):
         return "withheld: " + said.removeprefix("withheld, ")
-    return "at the top of the page (no title block found)" if said.endswith("fallback") else "-"
+    return "by the fallback (no title block found)" if said.endswith("fallback") else "-"
 
 
 def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith: Build) -> Row:
@@ -247,6 +246,9 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
         compiles += f" (+{new_errors} errors)"
     pages = f"{base.pages}→{withpith.pages}"
     where = placed(withpith.log)
+    if withpith.timed_out:
+        return Row(paper, cls, engine, insert, f"no: TeX stopped after {TEX_TIMEOUT} s", pages, "-", "-", "-",
+                   "-", "-", "-", "hangs")
     if not withpith.pdf:
         return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", "does not compile")
     pages_lines = layout(withpith.pdf)
@@ -257,7 +259,9 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
         verdict = "ok (review copy)" if new_errors <= 0 and withpith.pages <= base.pages + 1 else "new errors"
         return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", verdict)
     if not found:
-        return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", "no badge")
+        judged = check_placement(withpith)
+        why = "off page" if judged and "off page" in compact(judged["faults"]) else "no badge"
+        return Row(paper, cls, engine, insert, compiles, pages, where, "-", "-", "-", "-", "-", why)
     index, badge_line, badge = found[0]
     others = [w for line in pages_lines[index] if line is not badge_line for w in line]
     rect = link_rect(withpith.pdf, index)
@@ -266,27 +270,22 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
     middle = (left + right) / 2
     centre = block_centre(withpith.log)
     delta = middle - centre if centre is not None else float("nan")
-    above = [line for line in pages_lines[index] if line is not badge_line and line[-1].bottom <= badge.top]
-    nearest = max(above, key=lambda line: line[-1].bottom, default=None)
-    delta_above = middle - (nearest[0].x0 + nearest[-1].x1) / 2 if nearest else float("nan")
-    delta_page = middle - page_width(withpith.pdf, index) / 2
-    faults = []
+    # The title as `pithtex check` finds it on the page (pithtex/arxiv/placement.py): its
+    # centre against the badge's, and the gap from its last line down to the badge.
+    judged = check_placement(withpith) or {}
+    title = judged.get("title")
+    delta_title = middle - (title[0] + title[2]) / 2 if title else float("nan")
+    gap = badge.top - title[3] if title else float("nan")
+    faults = compact(judged.get("faults", [])) if judged else ["not judged"]
     # Page 1, or the page pith.sty says holds the title block (cas-dc puts a graphical
     # abstract and highlights first).
     if index != 0 and landed(withpith.log) != f"page {index + 1}, title":
         faults.append(f"page {index + 1}")
     if left < ARXIV_BAND:
         faults.append("x<40")
-    if any(badge.overlaps(w) for w in others):
+    if any(badge.overlaps(w) for w in others) and "overlaps text" not in faults:
         faults.append("overlaps text")
-    # Centred on the text block, or flush left with it under a flush-left title block (the
-    # line above and the page are shown for the eye).
-    # A block that starts inside arXiv's stamp band (beamer's metropolis: 1 cm) has the
-    # badge just right of the band instead.
-    edge = block_left(withpith.log)
-    flush = edge is not None and (abs(left - edge) <= 6 or (edge < ARXIV_BAND <= left <= ARXIV_BAND + 6))
-    if not (abs(delta) <= 6 or flush):
-        faults.append("not aligned")
+    # Aligned: judged against the title's lines, with the rest of the placement, by the check.
     bars = head_foot(withpith.log)
     if bars and rect:  # beamer: inside the frame's body, below the headline, above the footline
         head, foot, height = bars
@@ -301,11 +300,42 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
     if rect is None:
         faults.append("no link")
     return Row(paper, cls, engine, insert, compiles, pages, where, str(index + 1),
-               f"{left:.0f}, {badge.top:.0f}", f"{delta:+.1f}", f"{delta_above:+.1f}",
-               f"{delta_page:+.1f}", ", ".join(faults) or "ok")
+               f"{left:.0f}, {badge.top:.0f}", f"{delta:+.1f}", f"{delta_title:+.1f}",
+               f"{gap:.0f}", ", ".join(faults) or "ok")
 
 
-def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Path) -> list[Row]:
+def check_placement(build: Build) -> dict | None:
+    """`pithtex check`'s own placement judgement on the PDF (pdfcheck.pith_checks with the
+    pages' words from pdftotext): the title it found, the badge, the faults (None: not judged)."""
+    from pithtex.arxiv import logparse, pdfcheck, sandbox
+
+    pdf = build.pdf
+    if pdf is None:
+        return None
+    limits = sandbox.Limits(pdf.parent)
+    shown, _ = pdfcheck.pith_checks(pdf, NUMBER, "pdflatex", notes=logparse.parse_log(build.log).badge_notes,
+                                    layout=lambda first, last: sandbox.page_layout(pdf, first, last, limits))
+    return shown.get("placement")
+
+
+def compact(faults: list[str]) -> list[str]:
+    """The check's sentences as the table's words."""
+    words = {"its text is not": "off page", "its link lies": "link off page", "it lies over": "overlaps text",
+             "it is above": "above the title", "it is not aligned": "not aligned with the title",
+             "the title is on page": "not on the title's page"}
+    return list(dict.fromkeys(next((w for k, w in words.items() if f.startswith(k)), f) for f in faults))
+
+
+def put_sty(work: Path, sty: Path | None) -> None:
+    """This checkout's pith.sty (`pithtex sty`) beside the paper, or the one named by --sty."""
+    if sty is None:
+        subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+    else:
+        shutil.copyfile(sty, work / "pith.sty")
+
+
+def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Path,
+               sty: Path | None = None) -> list[Row]:
     tex = main_file(folder)
     text = tex.read_text(errors="replace")
     cls = document_class(text)
@@ -328,12 +358,12 @@ def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Pa
             work = scratch / f"{folder.name}-{engine}-{insert}"
             shutil.copytree(folder, work)
             (work / tex.name).write_text(insert_pith(text, insert, PROBE))
-            subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+            put_sty(work, sty)
             rows.append(judge(folder.name, cls, engine, insert, base, build(work, work / tex.name, engine)))
     return rows
 
 
-def check_verdict(folder: Path) -> str:
+def check_verdict(folder: Path, sty: Path | None = None) -> str:
     """`pithtex check --json` on the paper with pith added after \\documentclass: its verdict,
     what it read back from the PDF (Info, XMP, page-1 link) and its diagnostics' rules."""
     tex = main_file(folder)
@@ -341,7 +371,7 @@ def check_verdict(folder: Path) -> str:
         work = Path(tmp) / folder.name
         shutil.copytree(folder, work)
         (work / tex.name).write_text(insert_pith(tex.read_text(errors="replace"), "class"))
-        subprocess.run([str(PITHTEX), "sty", "--force", str(work)], capture_output=True, check=False)
+        put_sty(work, sty)
         done = subprocess.run([str(PITHTEX), "check", str(work), "--main", tex.name, "--json"],
                               capture_output=True, text=True, timeout=900, check=False)
     try:
@@ -358,11 +388,11 @@ def check_verdict(folder: Path) -> str:
 
 def table(rows: list[Row]) -> str:
     head = ["paper", "class", "engine", "insert", "compiles", "pages", "placed", "page", "x, y",
-            "Δ block", "Δ above", "Δ page", "verdict"]
+            "Δ block", "Δ title", "gap", "verdict"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r.paper, f"`{r.cls}`", r.engine, r.insert, r.compiles, r.pages, r.placed, r.page, r.xy,
-                 r.delta, r.delta_above, r.delta_page, r.verdict]
+                 r.delta, r.delta_title, r.gap, r.verdict]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -375,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="also `pithtex check` each paper")
     parser.add_argument("--only", action="append", default=[], help="only this paper (repeat)")
     parser.add_argument("--keep", type=Path, help="build in this (new) folder and keep it, to look at")
+    parser.add_argument("--sty", type=Path, help="this pith.sty instead of the checkout's (another branch's, say)")
     args = parser.parse_args(argv)
     inserts = ["class", "packages"] if args.insert == "both" else [args.insert]
     engines = ["pdflatex"] + (["dvips"] if args.dvips else [])
@@ -385,12 +416,12 @@ def main(argv: list[str] | None = None) -> int:
         scratch = args.keep or Path(tmp)
         scratch.mkdir(parents=True, exist_ok=True)
         for folder in folders:
-            new = paper_rows(folder, inserts, engines, scratch)
+            new = paper_rows(folder, inserts, engines, scratch, args.sty)
             for r in new:
                 print(f"{r.paper} {r.engine} {r.insert}: {r.verdict} ({r.placed})", file=sys.stderr, flush=True)
             rows += new
             if args.check:
-                checks.append(f"- {folder.name}: `pithtex check` {check_verdict(folder)}")
+                checks.append(f"- {folder.name}: `pithtex check` {check_verdict(folder, args.sty)}")
     print(table(rows))
     if checks:
         print("\n" + "\n".join(checks))

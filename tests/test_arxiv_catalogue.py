@@ -32,11 +32,12 @@ EXPECTED = [
     ("undefined-reference", "warning"), ("undefined-citation", "warning"), ("missing-character", "warning"),
     ("pdf-no-info", "error"), ("pdf-no-xmp", "error"), ("pdf-number-mismatch", "error"),
     ("pdf-no-badge-link", "error or warning"), ("pdf-left-band", "error"), ("pith-badge-fallback", "warning"),
-    ("pith-badge-page", "warning"),
+    ("pith-badge-page", "warning"), ("pith-badge-off-page", "error"), ("pith-badge-misplaced", "error or warning"),
 ]
 # The errors that lose pith's metadata while arXiv still compiles ("loses pith metadata").
 METADATA = {"pith-number-missing", "pith-number-macro", "pith-number-invalid", "pdf-no-info", "pdf-no-xmp",
-            "pdf-number-mismatch", "pdf-no-badge-link", "pdf-left-band"}
+            "pdf-number-mismatch", "pdf-no-badge-link", "pdf-left-band", "pith-badge-off-page",
+            "pith-badge-misplaced"}
 
 
 def test_the_ids_and_severities_are_the_promised_ones():

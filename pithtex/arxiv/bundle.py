@@ -4,8 +4,10 @@ The paper is staged with our current pith.sty (when it uses pith), compiled on a
 route with `-recorder`, and the .fls says which files TeX opened. The chosen top-level
 files are the upload's (see upload.py), or those named with `--main`; the archive holds
 the files their compiles read that belong to the upload, their .bbl, every figure
-variant the sources name (other routes read other formats), pith.sty and 00README.json:
-no build products, no unused files, no absolute paths. What it leaves out is listed.
+variant the sources name (other routes read other formats), pith.sty, 00README.json and
+arXiv's ancillary folder `anc/` whole (arXiv serves its files beside the paper; TeX never
+reads them): no build products, no unused files, no absolute paths. What it leaves out is
+listed, and so is what it kept of `anc/`.
 It is written atomically and reproducibly (sorted, fixed times and owners), then
 checked exactly as an upload would be.
 """
@@ -26,7 +28,7 @@ from ..latex import sty
 from . import sandbox, texlive
 from .check import Check, Result, analyse, check_path
 from .scan import scan
-from .upload import Upload, open_upload
+from .upload import ANCILLARY, Upload, open_upload
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Bundle:
     verdict: Check
     mains: list[str]
     left_out: list[str]  # files of the upload the archive does not hold
+    ancillary: list[str]  # the files of anc/ it holds (never read by TeX, kept all the same)
 
 
 def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
@@ -62,7 +65,8 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: flo
         left_out = sorted(set(original.files) - files)
         route = result.primary.runs[0].route
     verdict = check_path(out, engine=engine, timeout=timeout, log_cap=log_cap)
-    return Bundle(out, names, route, verdict, staged.mains, left_out)
+    ancillary = [f for f in names if f.startswith(ANCILLARY + "/")]
+    return Bundle(out, names, route, verdict, staged.mains, left_out, ancillary)
 
 
 def _readme_names_toplevel(upload: Upload) -> bool:
@@ -129,6 +133,7 @@ def used_files(upload: Upload, result: Result, run: sandbox.RouteRun) -> list[st
             keep.add(extra)
     if result.facts.uses_pith and "pith.sty" in present:
         keep.add("pith.sty")
+    keep |= {f for f in present if f.startswith(ANCILLARY + "/")}
     return sorted(keep)
 
 

@@ -160,11 +160,24 @@ PDF_LEFT_BAND = Rule(
     "identifier", "move the badge away from the left margin", metadata=True)
 PITH_BADGE_FALLBACK = Rule(
     "pith-badge-fallback", W, "pith found no title block before the first page was shipped out: the badge "
-    "is at the top of that page, not under the title",
+    "is where pith's fallback puts it on that page, not under a title it recognised (where that is, "
+    "pith-badge-misplaced judges)",
     "set badge=manual and write \\pithbadge where the badge belongs (after the authors)")
 PITH_BADGE_PAGE = Rule(
     "pith-badge-page", W, "the badge is under the title, but the title is not on page 1 (the class puts "
     "pages before it)", "nothing to do if that page is the title page; otherwise badge=manual and \\pithbadge")
+PITH_BADGE_OFF_PAGE = Rule(
+    "pith-badge-off-page", E, "the badge's text or its link lies outside the page's visible box (the MediaBox "
+    "within the CropBox): nobody sees it or can click it", "update pith.sty (pithtex sty --force); if the "
+    "class still moves it off the page, set badge=manual and write \\pithbadge at the end of the title block",
+    metadata=True)
+PITH_BADGE_MISPLACED = Rule(
+    "pith-badge-misplaced", EW, "the badge is not right under the title as the page shows it: above the "
+    "title, not aligned with it, over other text, or on another page than the title (a warning for a "
+    "\\pithbadge the author placed, unless it covers text)",
+    "update pith.sty (pithtex sty --force); otherwise set badge=manual and end the title block with the badge: "
+    "\\date{\\today\\\\ \\pithbadge} (this works where \\maketitle ends with a page break too)",
+    metadata=True)
 
 # In the order of the table in docs/arxiv-rules.md.
 RULES: tuple[Rule, ...] = tuple(v for v in dict(globals()).values() if isinstance(v, Rule))

@@ -36,8 +36,8 @@ from .catalogue import (
     UNDEFINED_REFERENCE,
 )
 from .diagnostic import Diagnostic, error, warning
-from .rules import GRAPHICS_EXT, Facts, static_check
-from .scan import scan
+from .rules import Facts, static_check
+from .scan import GRAPHICS_EXT, scan
 from .upload import Upload, open_upload
 
 if TYPE_CHECKING:
@@ -145,8 +145,10 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
         found = _route_diagnostics(run, upload, reported, limits)
         if run.pdf is None or run.log.errors:  # after errors, fix those first
             return run, None, found
-        pdf_facts, pdf_diags = pdfcheck.pith_checks(run.pdf, number, route, facts.badge, facts.metadata,
-                                                        run.log.badge_notes)
+        pdf = run.pdf
+        pdf_facts, pdf_diags = pdfcheck.pith_checks(pdf, number, route, facts.badge, facts.metadata,
+                                                    run.log.badge_notes,
+                                                    lambda first, last: sandbox.page_layout(pdf, first, last, limits))
         return run, pdf_facts, found + pdf_diags
 
     if len(routes) == 1:

@@ -5,6 +5,11 @@ as the typed `Facts` it returns: Info, XMP, page 1's pith links with their recta
 /OutputIntents; only the report's own summary is plain data. arXiv stamps its own
 grey text into the left margin of page 1, so nothing of ours may start in the left
 `ARXIV_BAND` (40 pt) of the page.
+
+Where the badge sits is judged from the page itself (placement.py): given `layout`, a reader
+of the compiled pages' words (sandbox.page_layout runs pdftotext), the badge's text and link
+must be on the visible page, below the title's text and aligned with it, over no other word,
+and on the title's page. pith.sty's log line says which page to look at; the PDF decides.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 from .. import brand
 from ..pdf.facts import ARXIV_BAND, Link, facts_of
 from ..value import TYPE_CHECKING
+from . import placement
 from .catalogue import (
     PDF_LEFT_BAND,
     PDF_NO_BADGE_LINK,
@@ -22,6 +28,8 @@ from .catalogue import (
     PDF_NUMBER_MISMATCH,
     PDFA_OUTPUTINTENTS,
     PITH_BADGE_FALLBACK,
+    PITH_BADGE_MISPLACED,
+    PITH_BADGE_OFF_PAGE,
     PITH_BADGE_PAGE,
     PITH_HIDDEN,
 )
@@ -29,7 +37,10 @@ from .diagnostic import Diagnostic, error, warning
 from .logparse import BadgeNote
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    Layout = Callable[[int, int], str | None]  # (first page, last page) -> pdftotext's XHTML
 
 LEFT_BAND_PT = ARXIV_BAND
 
@@ -44,7 +55,7 @@ def _shifted(link: Link, left: float) -> list[float] | None:
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
                 metadata: bool = True, notes: list[BadgeNote] | tuple[BadgeNote, ...] = (),
-                ) -> tuple[dict[str, Any], list[Diagnostic]]:
+                layout: Layout | None = None) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
@@ -86,6 +97,12 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
         report = warning if badge == "manual" else error  # a manual badge may be on a later page
         diags.append(report(PDF_NO_BADGE_LINK, f"page {page} of the {route} PDF has no link to "
                             f"{brand.number_url(number)}", PDF_NO_BADGE_LINK.fix, route=route))
+    ours = next((lk for lk in on_page if lk.number.body == number), None)
+    if layout is not None and badge != "none" and ours is not None:
+        title = read.info.get("PithTitle") or read.titles.get("Title")
+        judged, found = _judge_placement(layout, ours, number, page, landed, route, title)
+        shown["placement"] = judged
+        diags += found
     for lk in in_band:
         diags.append(error(PDF_LEFT_BAND, f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
                            f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", PDF_LEFT_BAND.fix, route=route))
@@ -110,7 +127,8 @@ def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None,
         return []
     if landed.how == "fallback":
         return [warning(PITH_BADGE_FALLBACK, f"{route}: pith found no title block before page {landed.page} "
-                        f"was shipped out: the badge is at the top of page {landed.page}, not under the title",
+                        f"was shipped out: the badge on page {landed.page} is where pith's fallback puts it, "
+                        "not under a title it recognised",
                         PITH_BADGE_FALLBACK.fix,
                         route=route)]
     if landed.how == "title" and landed.page != 1:
@@ -119,3 +137,48 @@ def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None,
                         f"page {landed.page} is the title page; otherwise badge=manual and \\pithbadge",
                         route=route)]
     return []
+
+
+def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed: BadgeNote | None,
+                     route: str, title: str | None) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
+    """Where the page shows the badge, and the errors when it is invisible or misplaced."""
+    text = layout(1, page)
+    pages = placement.parse_layout(text) if text else []
+    if len(pages) != page or link.visible is None:
+        return None, []  # pdftotext could not read it: nothing is claimed either way
+    here = pages[-1]
+    box = placement.link_box(link.rect, link.visible) if link.rect else None
+    verdict = placement.judge(here, number, box, link.off_page, title)
+    faults = list(verdict.faults)
+    manual = landed is not None and landed.how == "manual"
+    if verdict.title is not None and page > 1:
+        # A page before it shows the title larger (a class that sets its title page itself
+        # and leaves \maketitle empty): the title's page is that one.
+        here_size = max(ln.height for ln in placement.title_lines(here, number, title))
+        for i, earlier in enumerate(pages[:-1]):
+            lines = placement.title_lines(earlier, number, title)
+            if lines and max(ln.height for ln in lines) > here_size + 1:
+                faults.append(f"the title is on page {i + 1} ({_quote(lines)}), the badge on page {page}")
+                break
+    judged = {"page": page, "badge": _rounded(verdict.badge), "title": _rounded(verdict.title),
+              "title_text": verdict.title_text, "faults": faults}
+    where = f"{route}: the badge on page {page}"
+    if verdict.off_page:
+        return judged, [error(PITH_BADGE_OFF_PAGE, f"{where} is not visible: {'; '.join(faults)}",
+                              PITH_BADGE_OFF_PAGE.fix, route=route)]
+    # A \pithbadge the author placed may be meant where it is (a warning), unless it covers text.
+    hard = not manual or any(f.startswith("it lies over") for f in faults)
+    if faults:
+        report = error if hard else warning
+        return judged, [report(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
+                               PITH_BADGE_MISPLACED.fix, route=route)]
+    return judged, []
+
+
+def _rounded(box: tuple[float, ...] | None) -> list[float] | None:
+    return [round(v, 1) for v in box] if box else None
+
+
+def _quote(lines: list[placement.Line]) -> str:
+    text = " ".join(ln.text for ln in lines)
+    return repr(text if len(text) <= 40 else text[:39] + "…")

@@ -168,12 +168,16 @@ def _pith_state(facts: dict[str, Any]) -> str:
         return f"badge and metadata withheld ({placed.get('why')})"
     page = placed.get("page") or 1
     link = bool(placed["linked"]) if "linked" in placed else bool(facts.get("page1_links"))
-    where = {"title": f"badge under the title on p.{page}", "fallback": f"badge at the top of p.{page} (no title "
-             "block found)", "manual": f"badge (\\pithbadge) on p.{page}"}.get(placed.get("how", ""),
+    where = {"title": f"badge under the title on p.{page}", "fallback": f"badge placed by pith's fallback on p.{page} "
+             "(no title block found)", "manual": f"badge (\\pithbadge) on p.{page}"}.get(placed.get("how", ""),
                                                                           f"link on p.{page}")
     checks = [("Info", bool(facts.get("info"))), ("XMP", bool(facts.get("xmp"))), (where, link),
               ("margin clear", facts.get("left_band_clear"))]
     missing = [k for k, v in checks if not v]
+    judged = facts.get("placement") or {}
+    if judged.get("faults"):  # the page shows it elsewhere than the log line says: the PDF decides
+        missing.append(f"a visible badge under the title on p.{judged.get('page')} (pith-badge-off-page/"
+                       "misplaced below)")
     return ", ".join(k for k, _ in checks) if not missing else "missing: " + ", ".join(missing)
 
 

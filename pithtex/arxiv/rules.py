@@ -38,18 +38,12 @@ from .catalogue import (
     WRONG_CASE,
 )
 from .diagnostic import Diagnostic, error, warning
-from .scan import Ref, Sources
+from .scan import ALL_GRAPHICS_EXT, Ref, Sources, graphics_candidates, norm_name
 from .upload import Upload
 
 if TYPE_CHECKING:
     from typing import Any
 
-GRAPHICS_EXT = {
-    "pdflatex": (".pdf", ".png", ".jpg", ".jpeg", ".mps", ".jbig2", ".jb2", ".PDF", ".PNG", ".JPG", ".JPEG"),
-    "latex": (".eps", ".ps", ".eps.gz", ".ps.gz", ".EPS", ".PS"),
-    "xelatex": (".pdf", ".eps", ".ps", ".png", ".jpg", ".jpeg", ".bmp", ".PDF", ".PNG", ".JPG", ".EPS"),
-}
-ALL_GRAPHICS_EXT = tuple(dict.fromkeys(e for exts in GRAPHICS_EXT.values() for e in exts))
 # A PDF/PNG/JPG figure makes arXiv choose pdflatex; otherwise it runs latex -> dvips -> ps2pdf.
 PDF_ROUTE_EXT = (".pdf", ".png", ".jpg", ".jpeg")
 SHELL_PACKAGES = {
@@ -96,13 +90,8 @@ def static_check(upload: Upload, src: Sources) -> tuple[list[Diagnostic], Facts]
 
 
 # -- file references -----------------------------------------------------------------------
-def _norm(name: str) -> str:
-    name = name.strip().strip('"')
-    return name[2:] if name.startswith("./") else name
-
-
 def _unsafe_path(ref: Ref) -> Diagnostic | None:
-    name = _norm(ref.name)
+    name = norm_name(ref.name)
     if name.startswith(("/", "~")) or re.match(r"^[A-Za-z]:[\\/]", name) or ".." in PurePosixPath(name).parts:
         return error(UNSAFE_PATH, f"{_cmd(ref)}{{{ref.name}}} points outside the upload (absolute or '..' path)",
                      UNSAFE_PATH.fix,
@@ -130,7 +119,7 @@ def _wrong_case(ref: Ref, actual: str) -> Diagnostic:
     return error(WRONG_CASE, f"{_cmd(ref)}{{{ref.name}}} only matches {actual!r} when case is ignored; "
                  "arXiv's file system is case-sensitive",
                  f"rename the file or change the reference so both read exactly {actual!r}", ref.file, ref.line,
-                 subject=_norm(ref.name))
+                 subject=norm_name(ref.name))
 
 
 def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Diagnostic]:
@@ -140,7 +129,7 @@ def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Di
         if bad:
             out.append(bad)
             continue
-        name = _norm(ref.name)
+        name = norm_name(ref.name)
         status, actual = _lookup([name + ".tex", name], files, lower)
         if status == "case" and actual:
             out.append(_wrong_case(ref, actual))
@@ -150,23 +139,16 @@ def rule_inputs(src: Sources, files: set[str], lower: dict[str, str]) -> list[Di
     return out
 
 
-def _graphics_candidates(name: str, paths: list[str]) -> list[str]:
-    stems = [p.rstrip("/") + "/" + name if p.strip("./") else name for p in ["", *paths]]
-    if name.endswith(ALL_GRAPHICS_EXT):
-        return stems
-    return [s + e for s in stems for e in ALL_GRAPHICS_EXT]
-
-
 def rule_graphics(src: Sources, files: set[str], lower: dict[str, str], facts: Facts) -> list[Diagnostic]:
     out = []
-    paths = [_norm(p) for p in src.graphicspath]
+    paths = [norm_name(p) for p in src.graphicspath]
     for ref in src.of_kind("graphics"):
         bad = _unsafe_path(ref)
         if bad:
             out.append(bad)
             continue
-        name = _norm(ref.name)
-        cands = _graphics_candidates(name, paths)
+        name = norm_name(ref.name)
+        cands = graphics_candidates(name, paths)
         found = [c for c in cands if c in files]
         if found:
             facts.figures.extend(found)
@@ -200,7 +182,7 @@ def rule_bbl(upload: Upload, src: Sources, files: set[str]) -> list[Diagnostic]:
     if bbl not in files:
         ref = refs[0]
         bibs = [r.name if r.name.endswith(".bib") else r.name + ".bib" for r in refs]
-        have = [b for b in bibs if _norm(b) in files]
+        have = [b for b in bibs if norm_name(b) in files]
         what = f"{', '.join(have)} is uploaded but" if have else "the paper uses a bibliography but"
         out.append(error(BBL_MISSING, f"{what} {bbl} is not: arXiv does not run BibTeX/Biber",
                          f"run bibtex (or biber) locally and upload {bbl} next to {upload.main}",
@@ -210,7 +192,7 @@ def rule_bbl(upload: Upload, src: Sources, files: set[str]) -> list[Diagnostic]:
 
 def rule_packages(src: Sources, files: set[str], lower: dict[str, str]) -> list[Diagnostic]:
     refs = [r for r in src.refs if r.kind in ("package", "class") and not _unsafe_path(r)]
-    names = [_norm(r.name) + (".cls" if r.kind == "class" else ".sty") for r in refs]
+    names = [norm_name(r.name) + (".cls" if r.kind == "class" else ".sty") for r in refs]
     local = {n for n in names if n in files}
     in_tl = texlive.find([n for n in names if n not in local])
     out, seen = [], set()

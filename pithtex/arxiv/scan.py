@@ -13,6 +13,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+GRAPHICS_EXT = {
+    "pdflatex": (".pdf", ".png", ".jpg", ".jpeg", ".mps", ".jbig2", ".jb2", ".PDF", ".PNG", ".JPG", ".JPEG"),
+    "latex": (".eps", ".ps", ".eps.gz", ".ps.gz", ".EPS", ".PS"),
+    "xelatex": (".pdf", ".eps", ".ps", ".png", ".jpg", ".jpeg", ".bmp", ".PDF", ".PNG", ".JPG", ".EPS"),
+}
+ALL_GRAPHICS_EXT = tuple(dict.fromkeys(e for exts in GRAPHICS_EXT.values() for e in exts))
+
 _OPT = r"(?:\[[^\]]*\])?"
 _ARG = r"\{([^{}]*)\}"
 PATTERNS = {
@@ -21,6 +28,9 @@ PATTERNS = {
     "input": re.compile(r"\\(?:input|include|subfile)\s*" + _ARG),
     "input_bare": re.compile(r"\\input\s+([A-Za-z0-9_./-]+)"),
     "graphics": re.compile(r"\\includegraphics\s*\*?\s*" + _OPT + r"\s*" + _ARG),
+    # Files read as they are (code listings, verbatim text, whole PDFs), by exact name.
+    "verbatim": re.compile(r"\\(?:lstinputlisting|verbatiminput|[LB]?VerbatimInput|includepdf)\s*\*?\s*"
+                           + _OPT + r"\s*" + _ARG + r"|\\inputminted\s*" + _OPT + r"\s*\{[^{}]*\}\s*" + _ARG),
     "graphicspath": re.compile(r"\\graphicspath\s*\{((?:\s*\{[^{}]*\}\s*)+)\}"),
     "bibliography": re.compile(r"\\bibliography\s*" + _ARG),
     "addbibresource": re.compile(r"\\addbibresource\s*" + _OPT + r"\s*" + _ARG),
@@ -38,7 +48,7 @@ PATTERNS = {
 class Ref:
     """A name found in a source file, where it was found, and what kind of thing it names."""
 
-    kind: str  # input | graphics | bibliography | package | class | define (options: the text)
+    kind: str  # input | graphics | verbatim | bibliography | package | class | define (options: the text)
     name: str
     file: str
     line: int
@@ -146,6 +156,9 @@ def _refs(kind: str, m: re.Match[str], rel: str, line: int) -> list[Ref]:
     if kind == "graphics":
         name = m.group(1).strip()
         return [Ref("graphics", name, rel, line)] if _usable(name) else []
+    if kind == "verbatim":
+        name = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
+        return [Ref("verbatim", name, rel, line)] if _usable(name) else []
     if kind in ("bibliography", "addbibresource"):
         return [Ref("bibliography", n.strip(), rel, line) for n in m.group(1).split(",") if _usable(n.strip())]
     if kind == "pithsetup":
@@ -170,3 +183,35 @@ def _tex_file(name: str, files: set[str]) -> str | None:
         if cand in files:
             return cand
     return None
+
+
+def norm_name(name: str) -> str:
+    """A file name as written in the source, as TeX opens it from the paper's folder."""
+    name = name.strip().strip('"')
+    return name[2:] if name.startswith("./") else name
+
+
+def graphics_candidates(name: str, paths: list[str]) -> list[str]:
+    """The files \\includegraphics{name} may read, in graphicx's order (\\graphicspath too)."""
+    stems = [p.rstrip("/") + "/" + name if p.strip("./") else name for p in ["", *paths]]
+    if name.endswith(ALL_GRAPHICS_EXT):
+        return stems
+    return [s + e for s in stems for e in ALL_GRAPHICS_EXT]
+
+
+def files_read(found: Sources, files: set[str]) -> set[str]:
+    """The upload's files that the sources name as read: the .tex files read, every \\input or
+    \\include (whatever its extension), the figures and the files read verbatim. Such a file is
+    a source whatever its name ends with (a listing `run.out` is no build product)."""
+    read = {f for f in found.files if f in files}
+    paths = [norm_name(p) for p in found.graphicspath]
+    for ref in found.refs:
+        name = norm_name(ref.name)
+        if ref.kind == "input":
+            child = _tex_file(name, files)
+            read |= {child} if child else set()
+        elif ref.kind == "graphics":
+            read |= {c for c in graphics_candidates(name, paths) if c in files}
+        elif ref.kind == "verbatim" and name in files:
+            read.add(name)
+    return read

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 from ..errors import PithError
 from ..files import open_input, read_input
+from .scan import files_read, scan
 
 # arXiv's own submission limit is 50 MB compressed; uncompressed we allow some more.
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
@@ -39,6 +40,8 @@ ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip", ".tar.bz2", ".tar.xz")
 # Build products and editor litter: never part of what is compiled, even when present.
 BUILD_SUFFIXES = (".aux", ".log", ".out", ".toc", ".lof", ".lot", ".fls", ".fdb_latexmk",
                   ".synctex.gz", ".synctex", ".dvi", ".blg", ".bcf", ".run.xml", ".nav", ".snm", ".xdv")
+# arXiv's folder of ancillary files (data, code): served beside the paper, never compiled.
+ANCILLARY = "anc"
 SKIP_DIRS = {".git", ".svn", ".hg", "__MACOSX", ".idea", ".vscode"}
 COMPILERS = {"pdflatex": "pdflatex", "latex": "latex", "etex": "latex", "xelatex": "xelatex"}
 PREFERRED_MAIN = ("ms.tex", "main.tex", "paper.tex")
@@ -243,12 +246,19 @@ def _from_folder(root: Path, source: str, chosen: list[str] | None) -> Upload:
         raise PithError(f"{source}: not a paper (no top-level .tex file with \\documentclass)")
     jobnames = {PurePosixPath(m).stem for m in mains}
     build = [f for f in files if _is_build_product(f, jobnames)]
+    if build:  # a build product's name, but the paper reads it (a listing run.out): a source
+        read = set().union(*(files_read(scan(root, m, files), set(files)) for m in mains))
+        build = [f for f in build if f not in read]
     return Upload(root=root, main=_pick_main(mains), files=files, source=source, compiler=compiler,
                   readme=readme, mains=mains, mains_from=mains_from, other_mains=others, build_products=build)
 
 
 def _is_build_product(rel: str, jobnames: set[str]) -> bool:
+    """Named as TeX names what it writes; never a file of arXiv's ancillary folder, whose
+    files arXiv serves as they are (data, code output, whatever their names)."""
     low = rel.lower()
+    if rel.startswith(ANCILLARY + "/"):
+        return False
     return low.endswith(BUILD_SUFFIXES) or any(rel in (f"{j}.pdf", f"{j}.ps") for j in jobnames)
 
 

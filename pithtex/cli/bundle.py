@@ -64,13 +64,16 @@ def run(args: Namespace) -> int:
                   log_cap=log_cap())
     if args.json:
         emit_json({"archive": str(made.out), "files": made.files, "route": made.route, "mains": made.mains,
-                   "left_out": made.left_out, "check": as_dict(made.verdict)})
+                   "left_out": made.left_out, "ancillary": made.ancillary, "check": as_dict(made.verdict)})
     else:
         size = made.out.stat().st_size
         left = ""
         if made.left_out:  # on the same line: the verdict stays the second line
             more = f" and {len(made.left_out) - 10} more" if len(made.left_out) > 10 else ""
             left = f"; left out (not used by {', '.join(made.mains)}): {' '.join(made.left_out[:10])}{more}"
+        if made.ancillary:
+            n = len(made.ancillary)
+            left += f"; kept arXiv's ancillary folder anc/ ({n} file{'s' if n != 1 else ''}, not read by TeX)"
         print(line(f"wrote {made.out} ({len(made.files)} files, {size / 1024:.1f} KB): {' '.join(made.files)}{left}"))
         print(human(made.verdict))
     return errors.OK if made.verdict.ok else errors.FAILED

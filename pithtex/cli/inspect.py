@@ -55,6 +55,10 @@ def _print(r: dict[str, Any]) -> None:
     for key, value in (r["xmp"] or {}).items():
         rows.append((f"XMP {key}", value))
     rows.extend(("link", uri) for uri in r["links"])
+    for off in r.get("links_off_page", []):
+        x0, y0, x1, y1 = off["rect"]
+        rows.append(("link off the page", f"p.{off['page']} at ({x0:g}, {y0:g})-({x1:g}, {y1:g}), outside the "
+                     f"visible box {' '.join(f'{v:g}' for v in off['visible'])}: nobody sees or clicks it"))
     rows.append(("attached record", r.get("attachment_number") or ("yes" if r["attachment"] else "no")))
     rows.append(("pithtex update", "yes" if r["pithtex_update"] else "no"))
     if r.get("unfinished_update"):

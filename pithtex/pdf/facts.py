@@ -62,6 +62,18 @@ class Link(NamedTuple):
     number: PithNumber
     page: int  # 0-based
     rect: tuple[float, float, float, float] | None  # x0, y0, x1, y1 from the page's lower left
+    # What a reader sees of its page: MediaBox within CropBox (None when the page names neither)
+    visible: tuple[float, float, float, float] | None = None
+
+    @property
+    def off_page(self) -> bool:
+        """Wholly or partly outside its page's visible box (half a point of rounding allowed):
+        a viewer shows none of it there, or a clipped part, and nobody can click it."""
+        if self.rect is None or self.visible is None:
+            return False
+        x0, y0, x1, y1 = self.rect
+        vx0, vy0, vx1, vy1 = self.visible
+        return x0 < vx0 - 0.5 or y0 < vy0 - 0.5 or x1 > vx1 + 0.5 or y1 > vy1 + 0.5
 
 
 class Xmp(NamedTuple):
@@ -190,6 +202,8 @@ class Facts:
             "signed": self.signed, "certified": self.certified, "pdfa": self.pdfa,
             "sources": {k: v.body for k, v in self.sources.items()},
             "links_all_pages": self.links_all_pages,
+            "links_off_page": [{"uri": link.uri, "page": link.page + 1, "rect": list(link.rect or ()),
+                                "visible": list(link.visible or ())} for link in self.links if link.off_page],
         }
         if self.attachment is not None:
             out["attachment_number"] = self.attachment.body
@@ -313,17 +327,31 @@ def read_links(pdf: PdfFile, pages: int | None = None) -> tuple[list[Link], bool
         if i >= limit:
             complete = False
             break
+        media = _box(pdf, inherited.get("MediaBox"))
         if i == 0:
-            box = _box(pdf, inherited.get("MediaBox"))
-            left = box[0] if box else 0.0
+            left = media[0] if media else 0.0
         annots = pdf.resolve(page.get("Annots"))
         for annot_ref in annots if isinstance(annots, list) else []:
             annot = pdf.resolve(annot_ref)
             uri = link_uri(pdf, annot)
             number = number_in_url(uri)
             if uri is not None and number is not None and all(link.uri != uri or link.page != i for link in links):
-                links.append(Link(uri, number, i, _box(pdf, annot.get("Rect"))))
+                links.append(Link(uri, number, i, _box(pdf, annot.get("Rect")),
+                                  visible_box(media, _box(pdf, inherited.get("CropBox")))))
     return links, complete, left
+
+
+Box = tuple[float, float, float, float]
+
+
+def visible_box(media: Box | None, crop: Box | None) -> Box | None:
+    """The part of a page a viewer shows: the CropBox clipped to the MediaBox (PDF 32000 14.11.2)."""
+    if media is None:
+        return crop
+    if crop is None:
+        return media
+    box = (max(media[0], crop[0]), max(media[1], crop[1]), min(media[2], crop[2]), min(media[3], crop[3]))
+    return box if box[0] < box[2] and box[1] < box[3] else media
 
 
 def _box(pdf: PdfFile, value: Any) -> tuple[float, float, float, float] | None:
