@@ -391,7 +391,7 @@ def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, f
         kept = xmp.salvage(packet) if packet is not None else None
         warnings.append(f"the existing XMP could not be read ({exc}); " +
                         ("kept what could be read of it (--force)" if kept else "wrote a new packet (--force)"))
-        new_packet = xmp.merge(None, values, drop_pdfa, kept)
+        new_packet = xmp.merge(None, values, drop_pdfa, kept, like=packet if kept else None)
     keep = {k: v for k, v in old.dict.items() if k not in ("Length", "Filter", "DecodeParms", "DL", "Type",
                                                            "Subtype")} if isinstance(old, Stream) else {}
     stream = Stream({Name("Type"): Name("Metadata"), Name("Subtype"): Name("XML"), **keep}, new_packet)
