@@ -4,7 +4,6 @@ that verify are cached (per resolver), redirects are named, --offline re-verifie
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -47,12 +46,11 @@ def test_a_slow_drip_is_cut_off_at_the_one_deadline(fake, tmp_path, reply):
 
 def test_the_deadline_covers_retries_too(fake, tmp_path):
     fake.record(BODY, Reply(503, delay=0.4))
-    start = time.monotonic()
     with pytest.raises(ResolverError, match="cannot decide"):
         Resolver(fake.base, cache=tmp_path, timeout=1.0, retries=50, backoff=0.05).fetch_record(PithNumber(BODY))
-    # 50 retries at 0.4 s each would take 20 s; the deadline stops them (bound, not a benchmark).
-    assert time.monotonic() - start < 10
-    assert len(fake.hits(PATH)) < 50
+    # Each answer takes at least 0.4 s, so at most 3 can start within the 1 s deadline however
+    # loaded the machine is (a count, not a clock): 50 retries would be 51 requests.
+    assert 1 <= len(fake.hits(PATH)) <= 3
 
 
 def test_a_flipped_signature_never_replaces_the_good_cached_record(fake, tmp_path):
