@@ -87,11 +87,19 @@ def test_routes_share_a_first_pass_but_not_its_verdict(tmp_path: Path):
     assert "Undefined control sequence" in errors[0]["message"]
 
 
+# Ctrl-C as a terminal delivers it: a suite started in the background (`make test &`, or
+# from a script) inherits SIGINT ignored, and a Python started so keeps ignoring it, as it
+# should. The checks these tests interrupt start with SIGINT at its default, as a user's do.
+WITH_CTRL_C = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+               "os.execv(sys.argv[1], sys.argv[1:])")
+
+
 def start_check(paper: Path, scratch: Path, *args: str) -> subprocess.Popen:
     """`pithtex check` as a user runs it, with its temporary folders under `scratch`."""
     exe = str(Path(sys.executable).parent / "pithtex")
-    return subprocess.Popen([exe, "check", str(paper), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env={**os.environ, "TMPDIR": str(scratch)})
+    return subprocess.Popen([sys.executable, "-c", WITH_CTRL_C, exe, "check", str(paper), *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(scratch)})
 
 
 def tex_processes_in(scratch: Path, part: str = "") -> list[int]:
@@ -193,6 +201,8 @@ def stop(proc: subprocess.Popen, scratch: Path) -> None:
 CTRL_C_DRIVER = r"""
 import os, signal, sys, threading, time
 from pathlib import Path
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (see WITH_CTRL_C)
 
 mode, count_file, runs = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 scratch = os.environ["TMPDIR"]

@@ -168,6 +168,8 @@ KILL_BEFORE_RENAME = """
 import os
 import signal
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if the suite runs in the background
+
 real_replace = os.replace
 
 def replace(src, dst, **kw):
