@@ -269,7 +269,7 @@ def _check_peer(sock: socket.socket, host: str, allowed: tuple[str, frozenset[st
     """A redirect's connection reached an address of an allowed kind, or it is closed before
     a byte is sent (a name that resolved to a public address for the check, then not). A
     connection to another host (a configured proxy) is not the redirect's target."""
-    if allowed is None or host.strip("[]") != allowed[0]:
+    if allowed is None or host.strip("[]").lower() != allowed[0].lower():
         return
     peer = str(sock.getpeername()[0])
     kind = address_class(peer)
