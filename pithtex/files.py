@@ -8,7 +8,9 @@ The rules (stamp -o/--in-place, badge -o, bundle -o, render, web assets, the res
 - A missing parent folder is an error naming that folder; nothing is created on the side.
   (Folders a command owns, such as render's `latex/` or the cache, are made by that command.)
 - The bytes go to a hidden temporary file beside the target (`.NAME.pithtex-PID-N.tmp`),
-  fsynced and renamed over it only when complete, the folder fsynced after; on any failure,
+  fsynced and renamed over it only when complete, the folder fsynced after; where no file is
+  at the target, the complete temporary file is linked into place instead, with no fsync
+  (nothing there can be lost, and a batch into a new folder pays no disk waits); on any failure,
   Ctrl-C included, the temporary file is removed, and one left by a killed run is found by
   `stale_temporaries`.
 - The new file keeps the owner, group, mode and extended attributes (ACLs) of the file it
@@ -166,8 +168,11 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
     """A binary file to write `path`'s new content into; it replaces `path` only when the
     block ends without an exception.
 
-    The file is fsynced before the rename and the folder after it, so a crash leaves the
-    old file or the new one, never an empty name. A replaced file's owner, group, mode and
+    When it replaces a file, the new one is fsynced before the rename and the folder after
+    it, so a crash leaves the old file or the new one, never an empty name. When nothing is
+    there, it is linked into place (an atomic "create, but replace nothing") without an
+    fsync: a crash can lose only the new output, which its input makes again, so a batch into
+    a new folder pays no disk waits (`publish_new`). A replaced file's owner, group, mode and
     extended attributes (ACLs included) are given to the new one, or the write is refused
     before the target is touched; `mode` overrides the kept/umask mode; `follow` as in
     `output_path`."""
@@ -183,12 +188,14 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
                 try:
                     raw.flush()
                     _give(raw.fileno(), keep, _mode_for(target) if mode is None else mode)
-                    if sync:
-                        os.fsync(raw.fileno())
-                    os.replace(tmp, target)
+                    placed = keep is None and publish_new(tmp, target)
+                    if not placed:
+                        if sync:
+                            os.fsync(raw.fileno())
+                        os.replace(tmp, target)
                 except OSError as exc:
                     raise _cannot_write(path, exc) from None
-            if sync:
+            if sync and not placed:
                 try:
                     sync_folder(target.parent)
                 except OSError as exc:  # renamed, but the folder's entry may not survive a crash
@@ -198,6 +205,27 @@ def atomic_output(path: Path | str, *, sync: bool = True, mode: int | None = Non
             with held():  # a second Ctrl-C or SIGTERM must not leave the temporary file behind
                 _unlink(tmp)
             raise
+
+
+# A file system without hard links says so with one of these; the rename then does the work.
+_NO_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK, errno.EXDEV})
+
+
+def publish_new(tmp: str, target: Path) -> bool:
+    """Give the complete temporary file `tmp` the name `target` if no file has that name:
+    True when done (tmp's own name removed), False when something is there (it appeared
+    after we looked) or links are not supported, for the fsync-and-rename path. link()
+    never replaces, so what is found at the name is never lost without an fsync."""
+    try:
+        os.link(tmp, target, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno in _NO_LINKS:
+            return False
+        raise
+    _unlink(tmp)  # killed before this: the second name is a stale temporary, found and removed later
+    return True
 
 
 @contextmanager

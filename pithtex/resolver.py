@@ -7,8 +7,10 @@ Network behaviour, chosen so a broken or hostile server costs little and says wh
 - up to 2 retries with backoff, only on connection errors and HTTP 5xx, within that deadline
   (a timeout or a 4xx will not get better by asking again);
 - the body is cut off beyond `max_bytes`;
-- redirects (at most 5) are followed, to any host: the record is verified, never trusted,
-  and the report names the URL that answered;
+- redirects (at most 5) are followed to any public host, on the base URL's scheme (or from
+  http to https), never to a loopback, private or link-local address unless the base URL is
+  one itself (pithtex/net.py says which): the record is verified, never trusted, the report
+  names the URL that answered, and a failure names the URL that failed;
 - an on-disk cache under `$XDG_CACHE_HOME/pithtex` (default `~/.cache/pithtex`), one entry
   per resolver base URL and number, revalidated with ETag / If-None-Match; `offline=True`
   reads only the cache. Only a record that fully verifies (hash, number, and a receipt
@@ -260,23 +262,27 @@ class Resolver:
         while True:
             try:
                 answer = net.get(url, headers, deadline, self.max_bytes, USER_AGENT)
-            except net.DeadlineExceeded:
+            except net.DeadlineExceeded as exc:
                 raise ResolverError(
-                    f"{url} did not answer within {self.timeout:g} s; cannot decide (try again later, "
+                    f"{exc.url or url} did not answer within {self.timeout:g} s; cannot decide (try again later, "
                     "or --offline to use the cache)"
                 ) from None
             except net.TooLarge as exc:
-                raise ResolverError(f"{url} {exc}, more than a Pith record may have "
+                raise ResolverError(f"{exc.url or url} {exc}, more than a Pith record may have "
                                     f"({self.max_bytes:,} bytes); cannot decide") from None
+            except net.RedirectRefused as exc:
+                raise ResolverError(f"{exc}; cannot decide") from None
             except net.NetError as exc:
                 if exc.retry and attempt < self.retries and self._wait(attempt, deadline):
                     attempt += 1
                     continue
+                failed = exc.url or url  # a redirect's target is named, not the base it came from
                 if exc.retry:
                     raise ResolverError(
-                        f"cannot reach {self.base} ({exc}) after {attempt + 1} tries; cannot decide"
+                        f"cannot reach {self.base if failed == url else failed} ({exc}) after {attempt + 1} "
+                        "tries; cannot decide"
                     ) from None
-                raise ResolverError(f"{url}: request failed ({exc}); cannot decide") from None
+                raise ResolverError(f"{failed}: request failed ({exc}); cannot decide") from None
             if answer.status >= 500 and attempt < self.retries and self._wait(attempt, deadline):
                 attempt += 1
                 continue

@@ -1,7 +1,7 @@
 """Faults injected into a real `pithtex` process at its write boundaries, not left to timing.
 
 A `sitecustomize.py` on the subprocess's PYTHONPATH wraps the os calls that change files
-(pwrite, write, copy_file_range, ftruncate, fsync, fchown, fchmod, setxattr, replace).
+(pwrite, write, copy_file_range, ftruncate, fsync, fchown, fchmod, setxattr, replace, link).
 Calls on a path containing PITHTEX_FAULT_PATH (exactly that path when it ends in `$`) are
 counted; the PITHTEX_FAULT_AT-th one gets PITHTEX_FAULT: `kill` (os._exit before it happens: kill -9 at that boundary),
 `ENOSPC`/`EDQUOT`/`EIO` (the call fails as a full disk, a quota or a dying disk would),
@@ -54,7 +54,7 @@ def _wrap(name, where):
     setattr(os, name, hooked)
 
 for _n, _w in (("pwrite", 0), ("write", 0), ("copy_file_range", 1), ("ftruncate", 0), ("fsync", 0),
-               ("fchown", 0), ("fchmod", 0), ("setxattr", 0), ("replace", 1)):
+               ("fchown", 0), ("fchmod", 0), ("setxattr", 0), ("replace", 1), ("link", 1)):
     _wrap(_n, _w)
 
 if _log:

@@ -220,3 +220,32 @@ def page_pdf(path: Path, content: bytes, *, info_title: str | None = None, xmp_t
 
 def _num(value: float) -> bytes:
     return (b"%d" % value) if float(value).is_integer() else (b"%.3f" % value)
+
+
+PDFA4_XMP = b"""<?xpacket begin="\xef\xbb\xbf" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/"
+ xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/">
+<pdfaid:part>4</pdfaid:part><pdfaid:rev>2020</pdfaid:rev>%s
+<xmp:ModifyDate>2024-05-01T10:00:00Z</xmp:ModifyDate>
+<dc:title><rdf:Alt><rdf:li xml:lang="x-default">a PDF/A-4 test</rdf:li></rdf:Alt></dc:title>
+</rdf:Description></rdf:RDF></x:xmpmeta>
+<?xpacket end="w"?>"""
+
+
+def pdfa4_file(path: Path, *, info: dict[str, str] | None = None, conformance: str = "") -> Path:
+    """A one-page PDF 2.0 file whose XMP claims PDF/A-4 (rev 2020; `conformance` "F" or "E"
+    for PDF/A-4f/4e). ISO 19005-4 6.1.3: no Info dictionary, or one with /ModDate alone
+    (`info`, e.g. {"/ModDate": "D:20240501100000Z"}). A claim with the parts a stamp meets,
+    not a fully valid PDF/A-4 (no output intent, fonts unembedded)."""
+    with pikepdf.new() as pdf:
+        pdf.add_blank_page()
+        extra = f"<pdfaid:conformance>{conformance}</pdfaid:conformance>".encode() if conformance else b""
+        pdf.Root.Metadata = pdf.make_stream(PDFA4_XMP % extra, Type=pikepdf.Name.Metadata,
+                                            Subtype=pikepdf.Name.XML)
+        if info is not None:
+            pdf.trailer.Info = pdf.make_indirect(pikepdf.Dictionary(info))
+        elif "/Info" in pdf.trailer:
+            del pdf.trailer["/Info"]
+        pdf.save(path, force_version="2.0", fix_metadata_version=False)
+    return path

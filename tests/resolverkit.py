@@ -47,16 +47,17 @@ class Request:
 
 
 class FakeResolver:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, list[Reply]] = {}
         self.requests: list[Request] = []
         self.active = self.peak = 0  # requests being answered now, and the most at once
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = http.server.ThreadingHTTPServer((host, 0), self._handler())
         self.server.daemon_threads = True
         self.server.handle_error = self._handle_error  # type: ignore[method-assign]
-        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.port = self.server.server_address[1]
+        self.base = f"http://{host}:{self.port}"
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def _handle_error(self, request: Any, client_address: Any) -> None:
@@ -153,9 +154,10 @@ class FakeResolver:
 
 
 @contextlib.contextmanager
-def serving() -> Iterator[FakeResolver]:
-    """Use as a fixture body: `with serving() as server: yield server`."""
-    server = FakeResolver()
+def serving(host: str = "127.0.0.1") -> Iterator[FakeResolver]:
+    """Use as a fixture body: `with serving() as server: yield server`; `host` is another
+    loopback address (127.0.0.2) for a test that needs two kinds of host."""
+    server = FakeResolver(host)
     try:
         yield server
     finally:

@@ -54,3 +54,36 @@ def test_a_macro_defined_otherwise_is_left_to_the_compile(paper: Path):
     found = static_rules(paper)
     assert set(found) == {"pith-number-macro"} and found["pith-number-macro"][0].severity == "warning"
     assert "\\fromelsewhere" in found["pith-number-macro"][0].message
+
+
+def expansion_peak(folder: Path) -> tuple[list, int]:
+    """The static rules' diagnostics and the peak memory (bytes) that running them took."""
+    import tracemalloc
+
+    with open_upload(folder) as up:
+        sources = scan(up.root, up.main, up.files)
+        static_check(up, sources)  # once untraced: the modules it imports are not its cost
+        tracemalloc.start()
+        try:
+            diags, _ = static_check(up, sources)
+            return diags, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+
+@pytest.mark.parametrize("body", ["\\many" * 800_000, "\\one " * 800_000],
+                         ids=["one-4MB-body", "4MB-of-short-names"])
+def test_macros_that_expand_without_end_are_refused_at_a_bound(paper: Path, body: str):
+    # A 4 MB paper.tex whose \pithnumber macro expands to ever more text: the old check grew it
+    # to hundreds of MB (16 s, 1.2 GB). Now the expansion stops at MAX_EXPANDED_CHARS, so the
+    # rules' peak memory stays far below one copy of the file.
+    from pithtex.arxiv.rules import MAX_EXPANDED_CHARS
+
+    with_pith(paper, f"\\def\\one{{A}}\n\\def\\many{{{body}}}\n\\pithnumber{{\\many}}")
+    assert (paper / "paper.tex").stat().st_size > 4_000_000
+    diags, peak = expansion_peak(paper)
+    (bad,) = [d for d in diags if d.rule == "pith-number-invalid"]
+    assert bad.severity == "error"
+    assert bad.message == (f"\\pithnumber{{\\many}}: its macros expand to more than {MAX_EXPANDED_CHARS:,} "
+                           "characters (a Pith Number has 26); the check stopped expanding there")
+    assert peak < 1_000_000, f"the rules held {peak:,} bytes at their peak"

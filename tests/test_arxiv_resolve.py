@@ -8,7 +8,6 @@ another paper or version, gives "invalid" (exit code 1), never "verified".
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -168,10 +167,10 @@ def test_resolver_failures_are_unchecked(fake, tmp_path, reply, message):
 
 def test_slow_resolver_hits_the_deadline(fake, tmp_path):
     fake.route(RESOLVE, Reply.json({"pith_number": BODY}, delay=30))
-    started = time.monotonic()
     p = cli(fake, tmp_path, "verify", "arXiv:2104.04473", PITH_TIMEOUT="1")
+    # The deadline ended it, not the server's 30 s: only the watchdog says "did not answer".
     assert "did not answer within 1 s" in assert_clean_error(p, 3)
-    assert time.monotonic() - started < 25  # bounded by the deadline, not by the server's 30 s
+    assert sum(r.path.startswith(RESOLVE) for r in fake.requests) == 1  # and it was not retried
 
 
 def test_offline_and_bad_ids(fake, tmp_path):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -146,11 +145,11 @@ def test_inputs_that_never_end_are_refused_at_once(tmp_path, command, kind):
 
     source = fifo(tmp_path) if kind == "fifo" else Path(kind)
     args = [a.format(input=source, tmp=tmp_path, seed=SEED_PATH) for a in command]
-    started = time.monotonic()
-    p = pithtex_cli(*args, timeout=30)  # a FIFO used to block here until the timeout
+    # A FIFO used to block here, and /dev/zero to be read without end: the refusal names the
+    # kind of file, which is known before a byte is read (the timeout is a hang guard only).
+    p = pithtex_cli(*args, timeout=300)
     err = assert_clean_error(p, 2)
     assert "not a regular file" in err, err
-    assert time.monotonic() - started < 20
     assert sorted(x.name for x in tmp_path.iterdir()) == (["in.fifo"] if kind == "fifo" else [])
 
 
@@ -246,15 +245,15 @@ def test_a_paper_that_fills_a_side_file_is_stopped_at_the_files_cap(tmp_path):
     (tmp_path / "main.tex").write_text(
         "\\documentclass{article}\\begin{document}\\immediate\\openout5=big.txt\n"
         "\\def\\s{" + "x" * 120 + "}\\def\\a{\\immediate\\write5{" + line + "}\\a}\\a\\end{document}\n")
-    started = time.monotonic()
-    p = pithtex_cli("check", str(tmp_path), "--json", "--timeout", "60",
-                    env={"PITHTEX_LOG_CAP": str(2**20)}, timeout=120)  # files cap: 20 MB
+    # The cap, not the time limit, stops it: files_too_large and not timed_out say which (the
+    # time limit is beyond anything a loaded machine takes to write 20 MB; no clock is read here).
+    p = pithtex_cli("check", str(tmp_path), "--json", "--timeout", "600",
+                    env={"PITHTEX_LOG_CAP": str(2**20)}, timeout=900)  # files cap: 20 MB
     assert p.returncode == 1, p.stderr
     report = json.loads(p.stdout)
     [route] = report["routes"]
     assert route["files_too_large"] is True and route["timed_out"] is False and route["log_too_large"] is False
     assert [d["rule"] for d in report["diagnostics"] if d["severity"] == "error"] == ["files-too-large"]
-    assert time.monotonic() - started < 30
 
 
 # -- newlines: one value printed on a report's line must not start a line of its own ------------

@@ -4,7 +4,6 @@ that verify are cached (per resolver), redirects are named, --offline re-verifie
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -32,27 +31,29 @@ def verify(base: str, tmp_path, *args: str, env: dict | None = None, timeout: fl
 
 
 @pytest.mark.parametrize("reply", [
-    Reply.json(seed_doc(), drip=0.2),
-    Reply.json(seed_doc(), drip=0.2, length=False),
-    Reply(body=json.dumps(seed_doc()).encode(), drip=0.2, drip_headers=True),
+    Reply.json(seed_doc(), drip=0.5),
+    Reply.json(seed_doc(), drip=0.5, length=False),
+    Reply(body=json.dumps(seed_doc()).encode(), drip=0.5, drip_headers=True),
 ], ids=["body", "close-delimited-body", "headers"])
 def test_a_slow_drip_is_cut_off_at_the_one_deadline(fake, tmp_path, reply):
-    # Each byte comes well within any per-read timeout; the whole answer would take minutes.
-    # The subprocess timeout only catches a hang; the deadline itself is PITH_TIMEOUT=2.
+    # Each byte comes well within any per-read timeout; the whole answer would take hours (the
+    # 74 bytes of headers alone 37 s), so only the deadline (PITH_TIMEOUT=5) can end it. The
+    # subprocess timeout only catches a hang.
     fake.record(BODY, reply)
-    p = verify(fake.base, tmp_path, BODY, "--online", env={"PITH_TIMEOUT": "2"}, timeout=30)
-    assert "did not answer within 2 s" in assert_clean_error(p, 3)
-    assert len(fake.hits(PATH)) == 1  # a timeout is not retried
+    p = verify(fake.base, tmp_path, BODY, "--online", env={"PITH_TIMEOUT": "5"}, timeout=300)
+    assert "did not answer within 5 s" in assert_clean_error(p, 3)
+    # A timeout is not retried. (On a starved machine the deadline may pass before the server
+    # has read the request at all: then it saw none, which is no retry either.)
+    assert len(fake.hits(PATH)) <= 1
 
 
 def test_the_deadline_covers_retries_too(fake, tmp_path):
     fake.record(BODY, Reply(503, delay=0.4))
-    start = time.monotonic()
     with pytest.raises(ResolverError, match="cannot decide"):
         Resolver(fake.base, cache=tmp_path, timeout=1.0, retries=50, backoff=0.05).fetch_record(PithNumber(BODY))
-    # 50 retries at 0.4 s each would take 20 s; the deadline stops them (bound, not a benchmark).
-    assert time.monotonic() - start < 10
-    assert len(fake.hits(PATH)) < 50
+    # Each answer takes at least 0.4 s, so at most 3 can start within the 1 s deadline however
+    # loaded the machine is (a count, not a clock): 50 retries would be 51 requests.
+    assert len(fake.hits(PATH)) <= 3
 
 
 def test_a_flipped_signature_never_replaces_the_good_cached_record(fake, tmp_path):

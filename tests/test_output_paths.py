@@ -173,6 +173,8 @@ import contextlib
 import os
 import signal
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if the suite runs in the background
+
 real_replace = os.replace
 
 def replace(src, dst, **kw):

@@ -100,6 +100,7 @@ def test_a_kill_at_every_write_boundary_of_dash_o_leaves_old_or_new(tmp_path: Pa
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     out = out_dir / "out.pdf"
+    out.write_bytes(b"old")  # a file replaced (a new one: tests/test_new_outputs.py)
     counted = run(tmp_path, "stamp", str(source), "--number", BODY, "-o", str(out), path="out.pdf")
     assert counted.returncode == 0 and out.read_bytes() == new
     assert {"copy_file_range", "fsync", "replace"} <= set(counted.boundaries), counted.boundaries
@@ -144,6 +145,8 @@ def test_a_folder_that_cannot_be_synced_is_named(tmp_path: Path):
     source = make_pdf(tmp_path / "paper.pdf")
     out_dir = tmp_path / "out"
     out_dir.mkdir()
+    for name in ("x.pdf", "y.pdf"):  # replaced, not new: a new output is linked in without syncs
+        (out_dir / name).write_bytes(b"old")
     proc = run(tmp_path, "stamp", str(source), "--number", BODY, "-o", str(out_dir / "x.pdf"), fault="EIO",
                at=1, path=f"{out_dir}$")  # the folder itself: only its own fsync
     counted = run(tmp_path, "stamp", str(source), "--number", BODY, "-o", str(out_dir / "y.pdf"),

@@ -356,7 +356,11 @@ def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
                       ref.file, ref.line)]
     num = given[-1]
     typed = num.name.strip()
-    text = expand_macros(typed, src.macros)
+    try:
+        text = expand_macros(typed, src.macros)
+    except ExpansionTooLong as exc:  # TeX would hand pith.sty this much text: no number is that long
+        return [error(PITH_NUMBER_INVALID, f"\\pithnumber{{{typed}}}: {exc}", PITH_NUMBER_INVALID.fix,
+                      num.file, num.line)]
     if text is None:  # defined some other way (or elsewhere): the compiled PDFs still say
         loop = _macro_loop(typed, src.macros)
         if loop:  # \def\mynum{\mynum}: defined, but TeX would expand it for ever
@@ -378,7 +382,15 @@ def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
 
 
 _CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)\s*")
-MAX_EXPANSIONS = 50
+MAX_EXPANSIONS = 50  # macros inside macros: the nesting a real paper's number needs is one or two
+# A Pith Number is 26 characters (36 with its "pith:YYYY:" prefix); text growing past this
+# cannot become one, and stopping here bounds the work: without it a 4 MB \def whose body
+# names itself again and again grew to hundreds of MB (16 s, 1.2 GB) before giving up.
+MAX_EXPANDED_CHARS = 1024
+
+
+class ExpansionTooLong(Exception):
+    """The macros expand to more text than any Pith Number has."""
 
 
 def _macro_loop(text: str, macros: dict[str, str]) -> list[str] | None:
@@ -409,7 +421,9 @@ def _macro_loop(text: str, macros: dict[str, str]) -> list[str] | None:
 
 def expand_macros(text: str, macros: dict[str, str]) -> str | None:
     """Text with each control word replaced by its definition, as pith.sty's full expansion
-    would give it; None when one is not a plain macro the sources define (or never ends)."""
+    would give it; None when one is not a plain macro the sources define (or never ends).
+    At most MAX_EXPANSIONS replacements, and ExpansionTooLong as soon as the text would pass
+    MAX_EXPANDED_CHARS, so the cost is bounded whatever the sources define."""
     for _ in range(MAX_EXPANSIONS):
         m = _CONTROL_WORD.search(text)
         if m is None:
@@ -417,5 +431,8 @@ def expand_macros(text: str, macros: dict[str, str]) -> str | None:
         body = macros.get("\\" + m.group(1))
         if body is None:
             return None
+        if len(text) - (m.end() - m.start()) + len(body) > MAX_EXPANDED_CHARS:
+            raise ExpansionTooLong(f"its macros expand to more than {MAX_EXPANDED_CHARS:,} characters "
+                                   "(a Pith Number has 26); the check stopped expanding there")
         text = text[:m.start()] + body + text[m.end():]
     return None

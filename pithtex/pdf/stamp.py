@@ -203,7 +203,10 @@ def _facts(pdf: PdfFile, src: Path) -> Facts:
 def missing(facts: Facts, number: PithNumber, opts: Options) -> list[str]:
     """What the file lacks of what was asked: "info", "xmp", "badge", "attachment"."""
     out: list[str] = []
-    if facts.info.get("PithNumber") != number.body or facts.info.get("PithURL") != number.url:
+    if xmp_only(facts):
+        if any(key in facts.info for key in PITH_INFO_KEYS):
+            out.append("info")  # to be taken out again
+    elif facts.info.get("PithNumber") != number.body or facts.info.get("PithURL") != number.url:
         out.append("info")
     xmp = facts.xmp
     if xmp is None or xmp.number_text != number.body or xmp.url_text != number.url or \
@@ -214,6 +217,16 @@ def missing(facts: Facts, number: PithNumber, opts: Options) -> list[str]:
     if opts.attach and (facts.attachment is None or facts.attachment.body != number.body):
         out.append("attachment")
     return out
+
+
+PITH_INFO_KEYS = ("PithNumber", "PithURL", "PithTitle")
+
+
+def xmp_only(facts: Facts) -> bool:
+    """PDF/A-4 (ISO 19005-4, 6.1.3) allows no document information dictionary entry but
+    /ModDate: the number goes into the XMP alone, and the Info dictionary is left as it is
+    (pith's keys, should an earlier stamp have put them there, are taken out)."""
+    return bool(facts.pdfa and facts.pdfa.startswith("4"))
 
 
 def _xmp_long(facts: Facts, number: PithNumber) -> str | None:
@@ -304,8 +317,13 @@ def _build(pdf: PdfFile, src: Path, base_size: int, number: PithNumber, opts: Op
     catalog_ref = pdf.trailer["Root"]
     catalog = dict(pdf.catalog())
     changed: list[str] = []
-    info_ref = _info(pdf, number, objects, alloc)
-    changed.append("Info /PithNumber /PithURL")
+    if xmp_only(facts) and not drop_pdfa:
+        info_ref = _info_without_pith(pdf, objects, alloc)
+        if "info" in needed:
+            changed.append("Info: pith's keys taken out (PDF/A-4 allows only /ModDate there)")
+    else:
+        info_ref = _info(pdf, number, objects, alloc)
+        changed.append("Info /PithNumber /PithURL")
     if "xmp" in needed or drop_pdfa:
         long = number.long or long or _xmp_long(facts, number) or ""
         changed.append(_xmp(pdf, catalog, number, long, facts, objects, alloc, warnings, drop_pdfa, src, opts.force))
@@ -337,6 +355,22 @@ def _info(pdf: PdfFile, number: PithNumber, objects: dict[Ref, Any], alloc: Allo
     return ref
 
 
+def _info_without_pith(pdf: PdfFile, objects: dict[Ref, Any], alloc: Allocator) -> Ref | None:
+    """The Info dictionary for the new trailer of a PDF/A-4 file: the one it has, untouched
+    unless it holds pith's keys (then without them); None when it has none."""
+    ref = pdf.trailer.get("Info")
+    info = pdf.resolve(ref)
+    if not isinstance(info, dict):
+        return None
+    kept = {key: value for key, value in info.items() if key not in PITH_INFO_KEYS}
+    if isinstance(ref, Ref) and len(kept) == len(info):
+        return ref
+    if not isinstance(ref, Ref):  # a direct dictionary in the trailer: an update's trailer needs a reference
+        ref = alloc()
+    objects[ref] = kept
+    return ref
+
+
 def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, facts: Facts, objects: dict[Ref, Any],
          alloc: Allocator, warnings: list[str], drop_pdfa: bool, src: Path, force: bool) -> str:
     from . import xmp
@@ -358,7 +392,7 @@ def _xmp(pdf: PdfFile, catalog: dict[str, Any], number: PithNumber, long: str, f
         kept = xmp.salvage(packet) if packet is not None else None
         warnings.append(f"the existing XMP could not be read ({exc}); " +
                         ("kept what could be read of it (--force)" if kept else "wrote a new packet (--force)"))
-        new_packet = xmp.merge(None, values, drop_pdfa, kept)
+        new_packet = xmp.merge(None, values, drop_pdfa, kept, like=packet if kept else None)
     keep = {k: v for k, v in old.dict.items() if k not in ("Length", "Filter", "DecodeParms", "DL", "Type",
                                                            "Subtype")} if isinstance(old, Stream) else {}
     stream = Stream({Name("Type"): Name("Metadata"), Name("Subtype"): Name("XML"), **keep}, new_packet)

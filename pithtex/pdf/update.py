@@ -32,8 +32,9 @@ def marker_line(original_size: int) -> bytes:
     return b"\n" + MARKER + b" %d\n" % original_size
 
 
-def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref) -> bytes:
-    """The bytes to append to the first `base_size` bytes of `pdf`."""
+def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref | None) -> bytes:
+    """The bytes to append to the first `base_size` bytes of `pdf` (`info`: the trailer's
+    /Info, None for a file that has none and gets none: PDF/A-4)."""
     out = bytearray(marker_line(base_size))
     offsets: dict[int, tuple[int, int]] = {}
     security = pdf.security
@@ -48,6 +49,8 @@ def build(pdf: PdfFile, base_size: int, objects: dict[Ref, Any], info: Ref) -> b
     trailer: dict[Any, Any] = {Name("Size"): size, Name("Root"): pdf.trailer["Root"], Name("Info"): info,
                                Name("ID"): _ids(pdf, base_size, out), Name("Prev"): pdf.startxref,
                                TRAILER_KEY: base_size}
+    if info is None:
+        del trailer[Name("Info")]
     if "Encrypt" in pdf.trailer:  # the same handler and permissions as before
         trailer[Name("Encrypt")] = pdf.trailer["Encrypt"]
         if not _usable_id(pdf.trailer.get("ID")):

@@ -7,6 +7,11 @@ PDF/A validators look for `pdfaid:`, `pdfaExtension:` …), keeps every other pr
 white space, and is deterministic (no dates are ever written). What it writes is parsed
 again before it is returned: a packet that would not parse is never written.
 
+XMP allows a packet in UTF-8, UTF-16 or UTF-32 (either byte order; the xpacket header's
+begin="\ufeff" is a byte-order mark in the packet's encoding). A packet is read in its own
+encoding (`packet_encoding`), parsed as UTF-8 (`as_utf8`), and written back in the encoding
+it came in, with the leading byte-order mark it had, if any.
+
 A packet that is not well-formed XML is refused by the stamper unless --force; `salvage`
 then keeps what can be read of it (everything but the characters XML forbids, or the
 elements completed before the first fault) instead of replacing it wholesale.
@@ -95,12 +100,56 @@ class Parsed:
         self.root, self.declared, self.written = root, declared, written
 
 
+# -- encodings: UTF-8, UTF-16 and UTF-32, as XMP allows ----------------------------------------
+# UTF-32's marks first: UTF-16LE's (FF FE) begins UTF-32LE's (FF FE 00 00).
+_BOMS = ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+         (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"), (b"\xef\xbb\xbf", "utf-8"))
+
+
+def packet_encoding(packet: bytes) -> str:
+    """The encoding a packet is written in: from a leading byte-order mark, else from how its
+    first `<` is written (00 3C is UTF-16BE, 3C 00 00 00 UTF-32LE ...); UTF-8 otherwise."""
+    for mark, name in _BOMS:
+        if packet.startswith(mark):
+            return name
+    i = packet.find(b"<")
+    if i < 0:
+        return "utf-8"
+    if i >= 3 and packet[i - 3:i] == b"\x00\x00\x00":
+        return "utf-32-be"
+    if packet[i + 1:i + 4] == b"\x00\x00\x00":
+        return "utf-32-le"
+    if i >= 1 and packet[i - 1] == 0:
+        return "utf-16-be"
+    if packet[i + 1:i + 2] == b"\x00":
+        return "utf-16-le"
+    return "utf-8"
+
+
+def _leading_bom(packet: bytes, encoding: str) -> bytes:
+    return next((mark for mark, name in _BOMS if name == encoding and packet.startswith(mark)), b"")
+
+
+def as_utf8(packet: bytes, errors: str = "strict") -> bytes:
+    """The packet as UTF-8 bytes (itself when it is UTF-8), without a leading byte-order mark
+    or an XML declaration naming the old encoding. XmpError when it is not valid in its own
+    encoding (unless `errors="replace"`, for salvage)."""
+    encoding = packet_encoding(packet)
+    if encoding == "utf-8":
+        return packet
+    try:
+        text = packet[len(_leading_bom(packet, encoding)):].decode(encoding, errors)
+    except UnicodeDecodeError as exc:
+        raise XmpError(f"the XMP packet is not valid {encoding.upper()} ({exc.reason} at byte {exc.start})") from None
+    return re.sub(r"<\?xml\s[^>]*\?>", "", text, count=1).encode("utf-8")
+
+
 def parse(packet: bytes, writing: bool = True) -> Parsed:
     """The packet's tree (root x:xmpmeta or rdf:RDF) with its declarations; XmpError if it is
     not XML. Only a tree to be written again needs each element's prefixes (`writing`)."""
     if len(packet) > MAX_PACKET:
         raise XmpError("XMP packet too large")
-    parsed, _ended, fault = _read(xml_body(packet), writing)
+    parsed, _ended, fault = _read(xml_body(as_utf8(packet)), writing)
     if fault is not None:
         raise XmpError(fault)
     if parsed is None:
@@ -244,7 +293,7 @@ def salvage(packet: bytes) -> Parsed | None:
     """
     if len(packet) > MAX_PACKET:
         return None
-    text = _decode(xml_body(packet))
+    text = _decode(xml_body(as_utf8(packet, errors="replace")))
     text = _XML_DECL.sub("", text)
     text = _CHAR_REF.sub(lambda m: "" if FORBIDDEN.match(_char(m.group(1))) else m.group(0), text)
     text = _declare_known(_BARE_AMP.sub("&amp;", FORBIDDEN.sub("", text)))
@@ -292,8 +341,9 @@ def _prune(el: Element, ended: set[Element]) -> None:
 
 # -- merging ------------------------------------------------------------------------------
 def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False,
-          salvaged: Parsed | None = None) -> bytes:
-    """A packet with the pith properties set to `values` (number, url, long), all else kept.
+          salvaged: Parsed | None = None, like: bytes | None = None) -> bytes:
+    """A packet with the pith properties set to `values` (number, url, long), all else kept,
+    in the encoding of `packet` (or of `like`, the packet a salvaged tree came from).
 
     `drop_pdfa` removes the PDF/A identification (pdfaid:part, :conformance, ...): for a file
     that --force has made non-conforming, so it claims nothing it no longer is. `salvaged`
@@ -302,6 +352,9 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False,
     """
     if packet is None and salvaged is None:
         return wrap(_checked(_fresh(values)))
+    original = packet if packet is not None else like
+    encoding = packet_encoding(original) if original else "utf-8"
+    bom = _leading_bom(original, encoding) if original else b""
     from xml.etree.ElementTree import Element, SubElement
 
     parsed = salvaged if salvaged is not None else parse(packet or b"")
@@ -329,7 +382,7 @@ def merge(packet: bytes | None, values: dict[str, str], drop_pdfa: bool = False,
     desc.tail = "\n "
     if read_property(root, PDFAID, "part") and not _schema_declared(root):
         _declare_schema(rdf, about)
-    packet = wrap(serialize(parsed))
+    packet = bom + wrap(serialize(parsed), encoding)
     _verify(packet, values)
     return packet
 
@@ -340,8 +393,8 @@ def _verify(packet: bytes, values: dict[str, str]) -> None:
     from xml.etree.ElementTree import ParseError, fromstring
 
     try:
-        root = fromstring(xml_body(packet))
-    except ParseError as exc:
+        root = fromstring(xml_body(as_utf8(packet)))
+    except (ParseError, XmpError) as exc:
         raise XmpWriteError(f"the merged XMP packet does not parse: {exc}") from None
     if any(read_property(root, PITH, local) != values[local] for local in values if values[local]):
         raise XmpWriteError("the merged XMP packet does not read back the pith properties")
@@ -413,9 +466,11 @@ def _declare_schema(rdf: Element, about: str) -> None:
             SubElement(prop, _q(PDFA_PROPERTY, local)).text = text
 
 
-def wrap(xml: str) -> bytes:
+def wrap(xml: str, encoding: str = "utf-8") -> bytes:
+    """The xpacket wrapper around `xml`, all in `encoding` (begin="\ufeff" becomes that
+    encoding's byte-order mark, as XMP asks)."""
     head = f'<?xpacket begin="\ufeff" id="{PACKET_ID}"?>\n'
-    return (head + xml + "\n" + PADDING + '<?xpacket end="w"?>').encode("utf-8")
+    return (head + xml + "\n" + PADDING + '<?xpacket end="w"?>').encode(encoding)
 
 
 # -- serialising --------------------------------------------------------------------------
