@@ -120,7 +120,7 @@ def test_no_maketitle_falls_back_to_page_one(tmp_path, route):
     # Never silently: a LaTeX warning that names the way out.
     flat = " ".join(log.replace("(pith)", " ").split())
     assert "Package pith Warning: No title block found before page 1 was shipped out" in flat
-    assert "Use badge=manual and write \\pithbadge" in flat
+    assert "Or use badge=manual and write \\pithbadge where it belongs" in flat
     assert_on_page_clear_of_margin(facts)
 
 
