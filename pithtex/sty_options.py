@@ -125,8 +125,8 @@ MESSAGES: tuple[Message, ...] = (
     Message("in-block", "info", "Badge placed #1",
             "Nothing to do: the badge is the last line of the title block, aligned with it."),
     Message("first-page", "warning", "No title block found before page #1 was shipped out: the badge is "
-            "at the top of that page on this run, below the page's first text on the next. Use badge=manual "
-            "and write \\pithbadge where it belongs",
+            "at the top of that page on this run; the next run places it by position, under the title block "
+            "or the page's first paragraph. Or use badge=manual and write \\pithbadge where it belongs",
             "The class builds its title in a way pith does not know (no \\maketitle, a title set by "
             "hand, or a title page of its own without a stored \\title). A first run, with no .aux, puts "
             "the badge at the top of the page; the next one puts it below the first paragraph of the page. "
