@@ -238,3 +238,16 @@ def test_marks_stay_out_of_strings_read_from_the_title(tmp_path):
     assert str(info["/Title"]) == "A Quokka Title" and str(info["/Author"]) == "Ann Lovelace"
     assert "PITHTEST[A Quokka Title|Ann Lovelace]" in run.log and "pith@mark" not in run.log.split("PITHTEST")[1]
     assert the_badge(run.pdf).page == 1
+
+
+def test_a_first_run_asks_for_the_rerun_that_places_the_badge(tmp_path: Path):
+    """The first run reads no positions (no .aux): its log says "Rerun to get" (what latexmk and
+    arXiv rerun on, and `pithtex check` too); the second, which read them, says nothing more."""
+    from .texrun import write_doc
+
+    write_doc(tmp_path, "\\documentclass{article}\n\\usepackage{pith}\n\\pithnumber{" + BODY + "}\n"
+              "\\title{A Title}\\author{Ann}\n\\begin{document}\\maketitle Text.\\end{document}\n")
+    first = flat_log(compile_tex(tmp_path, "pdflatex").log)
+    assert "Rerun to get the badge placed right" in first
+    second = flat_log(compile_tex(tmp_path, "pdflatex").log)
+    assert "Rerun to get the badge placed right" not in second and "Package pith Warning" not in second

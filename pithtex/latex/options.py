@@ -132,6 +132,11 @@ MESSAGES: tuple[Message, ...] = (
             "the badge at the top of the page; the next one puts it below the first paragraph of the page. "
             "With the option badge=manual the badge goes only where \\pithbadge is written, for instance "
             "right after the authors."),
+    Message("rerun", "info", "The badge's place is read from positions this run wrote to the .aux. "
+            "Rerun to get the badge placed right",
+            "A first run has no .aux to read: the badge goes where the class's usual rules put it (or at "
+            "the top of the title's page), and the next run places it under the title block by where the "
+            "block was typeset. arXiv and latexmk rerun on this message."),
     Message("title-unclean", "warning", "The title holds commands that are not text (assignments, "
             "counters): Info /PithTitle is left out",
             "The class stores more than the title in \\@title (a counter, a short form). pith records the "
