@@ -71,10 +71,13 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from ..client import Client, plan_stamp
+    from ..client import Client, plan_stamp, stamp
     from ..safetext import line
 
-    client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
+    # Only a stamp by name (no --number, no --record) checks a record: a numbered stamp never
+    # loads the keys and their crypto (start-up is most of a stamp; tests/test_stamp_bounded_reads.py).
+    by_name = args.number is None and args.record is None and not args.revert
+    client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline) if by_name else None
     password = args.password.encode("utf-8") if args.password is not None else None
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
@@ -82,7 +85,7 @@ def run(args: Namespace) -> int:
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)
-    done = client.stamp(plan, progress=sys.stderr.isatty() and not args.json)
+    done = stamp(plan, progress=sys.stderr.isatty() and not args.json)
     _report(done.done, done.failed, args.json)
     return done.exit_code
 
