@@ -156,7 +156,7 @@ PAGEBREAK = ("\\NeedsTeXFormat{LaTeX2e}\\ProvidesClass{frontpage}\\LoadClass{art
 
 
 def test_the_fix_the_check_names_works_where_maketitle_ends_with_a_page_break(tmp_path):
-    from pithtex.rule_catalogue import PITH_BADGE_MISPLACED
+    from pithtex.arxiv.catalogue import PITH_BADGE_MISPLACED
 
     named = "\\date{\\today\\\\ \\pithbadge}"
     assert named in PITH_BADGE_MISPLACED.fix  # the fix is spelt out as the author would write it
