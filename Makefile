@@ -10,7 +10,7 @@ OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), LaTeXML (arXiv's HTML route), the PDF
 # tools the tests compare against, Chromium and Firefox ESR for the in-browser <pith-badge> tests, and Hugo
-# and Jekyll for the site-generator recipes (tests/test_site_recipes.py).
+# and Jekyll for the site-generator recipes (tests/web/test_site_recipes.py).
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
 	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \

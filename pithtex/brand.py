@@ -95,7 +95,7 @@ class Theme(Frozen):
     message_fg: Colour
     verified_bg: Colour
     # The other two states (see STATES). Every state colour keeps message_fg at WCAG AA
-    # contrast (4.5:1 or more; tests/test_badge_static.py measures it).
+    # contrast (4.5:1 or more; tests/web/test_badge_static.py measures it).
     invalid_bg: Colour
     unchecked_bg: Colour
 

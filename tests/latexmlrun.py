@@ -1,5 +1,5 @@
 """Run LaTeXML as arXiv runs it on a paper and read the HTML back: the helpers behind
-tests/test_sty_latexml.py.
+tests/latex/test_sty_latexml.py.
 
 arXiv makes its HTML with latexmlc, preloading latexml.sty with `localrawstyles` so that a
 .sty uploaded beside the paper is read as TeX source. PITH_TEXLIVE_ROOT (as for the TeX

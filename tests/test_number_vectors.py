@@ -16,7 +16,7 @@ from pithtex.number import REASONS, PithNumber
 from pithtex.web import assets as webassets
 
 from . import browserkit
-from .test_sty_options import article, build
+from .latex.test_sty_options import article, build
 
 VECTORS = json.loads((Path(__file__).parent / "fixtures" / "number-vectors.json").read_text("utf-8"))["vectors"]
 

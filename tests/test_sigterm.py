@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from .arxiv.test_arxiv_sandbox import CTRL_C_DRIVER, copy_plain, tex_processes_in
 from .conftest import ROOT
-from .test_arxiv_sandbox import CTRL_C_DRIVER, copy_plain, tex_processes_in
 
 # The same driver, sending SIGTERM; the clean-up begins at the exception the first one raises
 # (KeyboardInterrupt now; SystemExit when SIGTERM was not taken as Ctrl-C is).

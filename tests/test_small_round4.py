@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from .arxiv.test_arxiv_pithnumber import with_pith
+from .arxiv.test_arxiv_rules import PLAIN, static_rules
 from .conftest import BODY, assert_clean_error, pithtex_cli
 from .pdfkit import make_pdf
-from .test_arxiv_pithnumber import with_pith
-from .test_arxiv_rules import PLAIN, static_rules
 
 
 def deep_pdf(path: Path, depth: int, where: str) -> Path:

@@ -2,7 +2,7 @@
 
 The table is literal (no unicodedata scan at start-up); these tests hold it to Unicode's
 categories, and the rendered script to the table. What the browser shows is tested in
-tests/test_web_pages.py (the same escapes as `safetext.visible`, to the character).
+tests/web/test_web_pages.py (the same escapes as `safetext.visible`, to the character).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ for suite in $suites; do
   version="TeX Live $(${root:+chroot "$root"} dpkg-query -W -f '${Version}' texlive-base)"
   rm -rf "${work:?}/$suite"
   report=$work/$suite.xml
-  PITH_TEXLIVE_ROOT=$root "$pytest" tests/test_sty_routes.py tests/test_sty_coexist.py tests/test_sty_placement.py \
-    tests/test_sty_options.py tests/test_sty_matrix.py tests/test_sty_titles.py tests/test_sty_position.py tests/test_sty_cost.py -q -n 2 -p no:cacheprovider \
+  PITH_TEXLIVE_ROOT=$root "$pytest" tests/latex/test_sty_routes.py tests/latex/test_sty_coexist.py tests/latex/test_sty_placement.py \
+    tests/latex/test_sty_options.py tests/latex/test_sty_matrix.py tests/latex/test_sty_titles.py tests/latex/test_sty_position.py tests/latex/test_sty_cost.py -q -n 2 -p no:cacheprovider \
     --basetemp="$work/$suite" --junitxml="$report" > "$work/$suite.out" 2>&1 || status=1
   [ -n "$mounted" ] && umount "$mounted"
   echo "== $suite ($version): $(tail -1 "$work/$suite.out")"

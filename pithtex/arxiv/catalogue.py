@@ -4,7 +4,7 @@ The ids are promised stable (JSON consumers, CI scripts and people's notes refer
 so they are written here once: the rules, the compile and PDF checks and the report use
 these values, never the id as a string of their own, and `pithtex render` writes
 docs/arxiv-rules.md from this table (`render --check` says when it is stale).
-tests/test_arxiv_catalogue.py holds the expected ids and severities, and checks that every
+tests/arxiv/test_arxiv_catalogue.py holds the expected ids and severities, and checks that every
 rule the code can emit is listed here and every one listed is emitted somewhere.
 
 A finding's own fix names the file or the option at hand; `fix` here is the general one.

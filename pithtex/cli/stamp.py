@@ -75,7 +75,7 @@ def run(args: Namespace) -> int:
     from ..safetext import line
 
     # Only a stamp by name (no --number, no --record) checks a record: a numbered stamp never
-    # loads the keys and their crypto (start-up is most of a stamp; tests/test_stamp_bounded_reads.py).
+    # loads the keys and their crypto (start-up is most of a stamp; tests/pdf/test_stamp_bounded_reads.py).
     by_name = args.number is None and args.record is None and not args.revert
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline) if by_name else None
     password = args.password.encode("utf-8") if args.password is not None else None

@@ -409,7 +409,7 @@ def _checked(xml: str) -> str:
 
 
 def _fresh(values: dict[str, str]) -> str:
-    """The XML `merge` makes of no packet (the same text, tests/test_xmp.py compares), written
+    """The XML `merge` makes of no packet (the same text, tests/pdf/test_xmp.py compares), written
     directly: a file without XMP is stamped without loading an XML library."""
     pith = brand.XMP_PREFIX
     props = [f"<{pith}:{local}>{escape(values[local])}</{pith}:{local}>"

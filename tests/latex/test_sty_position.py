@@ -1,0 +1,253 @@
+"""The badge placed by where the title lands (issue #23), on minimal classes of seven kinds.
+
+Each fixture in tests/fixtures/titles/ is a class or paper that pith.sty placed wrongly
+when it recognised title blocks by the class's conventions: a hang in the title capture,
+a fallback off the page, a title page set at \\begin{document}, a \\maketitle that sets the
+front page and a table of contents, a title set by hand, a flush-left block, a \\title
+that stores a counter. Each is compiled twice (arXiv runs at least two passes; the first
+run has no positions yet) with real TeX, and the PDF is read back: the badge's link and
+page with pypdf, the words' boxes with `pdftotext -bbox`.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ..conftest import BODY, URL
+from ..texrun import STY, compile_tex, flat_log
+from .test_sty_placement import Word, page_words, words_of
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "titles"
+BADGE = f"pith:{BODY}"
+
+
+@dataclass(frozen=True)
+class Badge:
+    page: int
+    link: tuple[float, float, float, float]   # x0, top, x1, bottom; y grows downwards
+    word: Word
+    visible: tuple[float, float, float, float]  # the page's visible box, the same way
+
+
+def compile_fixture(tmp_path: Path, name: str, route: str = "pdflatex", passes: int = 2, edit=None):
+    """tests/fixtures/titles/<name>.tex (and its class) compiled `passes` times by `route`."""
+    for source in FIXTURES.iterdir():
+        if source.suffix in (".tex", ".cls"):
+            shutil.copy(source, tmp_path / source.name)
+    shutil.copy(STY, tmp_path / "pith.sty")
+    if edit is not None:
+        tex = tmp_path / f"{name}.tex"
+        tex.write_text(edit(tex.read_text()))
+    run = compile_tex(tmp_path, route, name=name, passes=passes)
+    assert run.pdf is not None, run.log[-1500:]
+    assert "! " not in "\n".join(line[:2] for line in run.log.splitlines()), run.log[-1500:]
+    return run
+
+
+def the_badge(pdf: Path) -> Badge:
+    """The document's one badge link, its page and the badge's word inside it."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(pdf))
+    links = []
+    for n, page in enumerate(reader.pages, 1):
+        for annot in page.get("/Annots") or []:
+            annot = annot.get_object()
+            if annot.get("/A") and annot["/A"].get("/URI") == URL:
+                links.append((n, [float(v) for v in annot["/Rect"]], page))
+    assert len(links) == 1, links
+    n, (x0, y0, x1, y1), page = links[0]
+    media = [float(v) for v in page.mediabox]
+    crop = [float(v) for v in page.cropbox]
+    left, bottom = max(media[0], crop[0]), max(media[1], crop[1])
+    right, top = min(media[2], crop[2]), min(media[3], crop[3])
+    # pdftotext measures from the MediaBox's top left corner.
+    link = (min(x0, x1) - media[0], media[3] - max(y0, y1), max(x0, x1) - media[0], media[3] - min(y0, y1))
+    visible = (left - media[0], media[3] - top, right - media[0], media[3] - bottom)
+    inside = [w for w in page_words(pdf, n) if w.text == BADGE and link[0] - 1 <= w.x0 and w.x1 <= link[2] + 1
+              and link[1] - 1 <= w.top and w.bottom <= link[3] + 1]
+    assert len(inside) == 1, (inside, link)
+    return Badge(n, link, inside[0], visible)
+
+
+def assert_visible(badge: Badge) -> None:
+    """Inside the page's visible box, and clear of arXiv's stamp band (x < 40 bp)."""
+    x0, top, x1, bottom = badge.link
+    left, vtop, right, vbottom = badge.visible
+    assert left + 40 <= x0 and x1 <= right and vtop <= top and bottom <= vbottom, (badge.link, badge.visible)
+
+
+def line_of(words: list[Word], word: Word) -> list[Word]:
+    return [w for w in words if abs(w.top - word.top) < 1]
+
+
+def centre(words: list[Word]) -> float:
+    return (min(w.x0 for w in words) + max(w.x1 for w in words)) / 2
+
+
+def assert_under(badge: Badge, words: list[Word], last: str, first_after: str | None = None) -> None:
+    """Right under the block whose lowest line holds `last` (within two lines), above `first_after`."""
+    lowest = max(words_of(words, {last.lower()}), key=lambda w: w.bottom)
+    assert 0 < badge.word.top - lowest.bottom < 30, (badge.word, lowest)
+    if first_after:
+        after = words_of(words, {first_after.lower()})
+        assert after and all(badge.word.bottom < w.top for w in after), (badge.word, after)
+
+
+def assert_centred_on(badge: Badge, words: list[Word], word: str) -> None:
+    line = line_of(words, words_of(words, {word.lower()})[0])
+    assert abs((badge.link[0] + badge.link[2]) / 2 - centre(line)) < 2.0, (badge.link, centre(line))
+
+
+ROUTES = ["pdflatex", "dvips", "xelatex"]
+
+
+# -- kind 1: a size command defined with \def in the title ---------------------------------
+def test_def_size_command_in_the_title_neither_hangs_nor_garbles(tmp_path):
+    run = compile_fixture(tmp_path, "defsize", passes=1)
+    from pypdf import PdfReader
+
+    assert str(PdfReader(str(run.pdf)).metadata["/PithTitle"]) == "A Quokka Title"
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1 and words_of(words, {"quokka"})
+    assert_under(badge, words, "numbat", "kelp")
+
+
+# -- kind 2: \voffset and \hoffset of -1in, no stored title ----------------------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_offsets_of_the_class_keep_the_fallback_on_the_page(tmp_path, route):
+    first = compile_fixture(tmp_path, "offsets", route, passes=1)
+    assert_visible(the_badge(first.pdf))   # the first run: the top of the page, on it
+    run = compile_fixture(tmp_path, "offsets", route, passes=1)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    # The second: under the first text of the page (the title set by hand), not above it.
+    assert_under(badge, words, "hand", "kelp")
+    assert_centred_on(badge, words, "quokka")
+    assert "No title block found before page 1" in flat_log(run.log)
+
+
+# -- kind 3: the title page built at \begin{document}, \maketitle a no-op ---------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_title_page_built_at_begin_document_carries_the_badge(tmp_path, route):
+    first = compile_fixture(tmp_path, "begindoc", route, passes=1)
+    first_badge = the_badge(first.pdf)
+    assert first_badge.page == 1   # the first run: on the title page, at its top
+    assert_visible(first_badge)
+    run = compile_fixture(tmp_path, "begindoc", route, passes=1)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1 and words_of(words, {"quokka"})
+    assert_visible(badge)
+    assert_under(badge, words, "numbat", "wombat")   # under the date, above the press's line
+    assert_centred_on(badge, words, "numbat")
+    assert "Package pith Warning" not in run.log
+
+
+# -- kind 4: \maketitle sets the front page, then a table of contents --------------------------
+@pytest.mark.parametrize(("route", "manual"), [("pdflatex", False), ("pdflatex", True), ("dvips", True),
+                                               ("xelatex", False)])
+def test_front_page_then_contents_badge_on_the_front_page(tmp_path, route, manual):
+    def to_manual(text: str) -> str:   # the fix the warning suggests: badge=manual, \pithbadge
+        return (text.replace("\\usepackage{pith}", "\\usepackage[badge=manual]{pith}")
+                .replace("\\maketitle\n", "\\maketitle\n\\pithbadge\n"))
+
+    run = compile_fixture(tmp_path, "frontpage", route, edit=to_manual if manual else None)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1 and not words_of(words, {"contents"}), badge
+    assert_visible(badge)
+    assert_under(badge, words, "numbat")
+    assert_centred_on(badge, words, "quokka")
+
+
+# -- kind 5: no \maketitle, the title set by hand -----------------------------------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_title_set_by_hand_badge_below_it_not_in_the_top_margin(tmp_path, route):
+    run = compile_fixture(tmp_path, "byhand", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    title = words_of(words, {"quokka"})
+    assert badge.page == 1 and title
+    assert_visible(badge)
+    assert badge.word.top > max(w.bottom for w in title)   # below the title, not above it
+    assert_under(badge, words, "hand", "introduction")
+    assert_centred_on(badge, words, "quokka")
+
+
+# -- kind 6: a flush-left title block with a long title -----------------------------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_flush_left_block_with_a_long_title_gets_a_flush_left_badge(tmp_path, route):
+    run = compile_fixture(tmp_path, "flushleft", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    title = words_of(words, {"quokka"})
+    assert badge.page == 1 and title
+    assert_visible(badge)
+    assert_under(badge, words, "numbat", "kelp")
+    block_left = min(w.x0 for w in line_of(words, title[0]))
+    assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+
+
+# -- kind 7: \title stores a short form and a counter with the title ----------------------------
+def test_title_with_a_counter_leaves_pith_title_out_with_one_warning(tmp_path):
+    run = compile_fixture(tmp_path, "counted", passes=1)
+    from pypdf import PdfReader
+
+    info = PdfReader(str(run.pdf)).metadata
+    assert info["/PithNumber"] == BODY and "/PithTitle" not in info
+    assert flat_log(run.log).count("Package pith Warning: The title holds commands that are not text") == 1
+    badge = the_badge(run.pdf)
+    assert badge.page == 1
+    assert_under(badge, page_words(run.pdf, 1), "numbat", "kelp")
+
+
+# -- stability: the judgement reads nothing the badge's own position changes --------------------
+@pytest.mark.parametrize("name", ["begindoc", "byhand", "flushleft"])
+def test_third_run_places_the_badge_as_the_second(tmp_path, name):
+    second = the_badge(compile_fixture(tmp_path, name).pdf)
+    third = the_badge(compile_fixture(tmp_path, name, passes=1).pdf)
+    assert (second.page, second.link) == (third.page, third.link)
+
+
+# -- the marks never leak into what a class or hyperref reads from the stores -----------------
+def test_marks_stay_out_of_strings_read_from_the_title(tmp_path):
+    """hyperref's pdfusetitle reads \\@title at \\begin{document} (the marks are dropped from
+    PDF strings); a class that detokenizes \\@title after \\maketitle, as quantumarticle
+    does for its pdftitle, reads the author's title (the marks are gone once typeset)."""
+    text = ("\\documentclass{article}\n\\usepackage[pdfusetitle]{hyperref}\n\\usepackage{pith}\n"
+            f"\\pithnumber{{{BODY}}}\n\\title{{A Quokka Title}}\\author{{Ann Lovelace}}\\date{{Numbat 2024}}\n"
+            # \\maketitle as a class's: the block, then the stores read as strings.
+            "\\makeatletter\n\\renewcommand\\maketitle{\\@maketitle\\typeout{PITHTEST["
+            "\\detokenize\\expandafter{\\@title}|\\detokenize\\expandafter{\\@author}]}}\n\\makeatother\n"
+            "\\begin{document}\n\\maketitle\nKelp reef tide.\n\\end{document}\n")
+    (tmp_path / "strings.tex").write_text(text)
+    shutil.copy(STY, tmp_path / "pith.sty")
+    compile_tex(tmp_path, "pdflatex", name="strings")
+    run = compile_tex(tmp_path, "pdflatex", name="strings")
+    from pypdf import PdfReader
+
+    info = PdfReader(str(run.pdf)).metadata
+    assert str(info["/Title"]) == "A Quokka Title" and str(info["/Author"]) == "Ann Lovelace"
+    assert "PITHTEST[A Quokka Title|Ann Lovelace]" in run.log and "pith@mark" not in run.log.split("PITHTEST")[1]
+    assert the_badge(run.pdf).page == 1
+
+
+def test_a_first_run_asks_for_the_rerun_that_places_the_badge(tmp_path: Path):
+    """The first run reads no positions (no .aux): its log says "Rerun to get" (what latexmk and
+    arXiv rerun on, and `pithtex check` too); the second, which read them, says nothing more."""
+    from ..texrun import write_doc
+
+    write_doc(tmp_path, "\\documentclass{article}\n\\usepackage{pith}\n\\pithnumber{" + BODY + "}\n"
+              "\\title{A Title}\\author{Ann}\n\\begin{document}\\maketitle Text.\\end{document}\n")
+    first = flat_log(compile_tex(tmp_path, "pdflatex").log)
+    assert "Rerun to get the badge placed right" in first
+    second = flat_log(compile_tex(tmp_path, "pdflatex").log)
+    assert "Rerun to get the badge placed right" not in second and "Package pith Warning" not in second
