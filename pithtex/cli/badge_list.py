@@ -15,20 +15,21 @@ if TYPE_CHECKING:
 def run_list(args: Namespace) -> int:
     from ..client import Client
     from ..errors import PithError
+    from ..resolver import base_url
     from ..web import publist, publist_check
+    from . import warn_refused
 
     if not args.output or args.output == "-":
         raise PithError("--list writes a folder of files: give -o DIR")
     if args.number or args.arxiv or args.record:
         raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
-    from ..resolver import base_url
-
     # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
-    place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
+    try:
+        place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
+    except PithError as exc:
+        raise type(exc)(f"--assets-url: {exc}") from None  # the library names no flags; the command line does
     folder = _folder(Path(args.output))
     papers, skipped = publist_check.load_list(Path(args.list))
-    from . import warn_refused
-
     keys = warn_refused(args.keys)
     progress = _Progress(len(papers))
     checked = publist_check.check_all(papers, Client(keys, base_url=args.base_url, offline=args.offline),

@@ -166,10 +166,10 @@ def assets_base(given: str | None, resolver: str | None = None) -> Place:
         return Place(resolver=links)
     text = given.strip()
     if not (re.match(r"https?://[^/\s]+", text) or (text.startswith("/") and not text.startswith("//"))):
-        raise InputError(f"--assets-url {safetext.shown(text, quote=True)}: give an https:// URL or a path "
+        raise InputError(f"the assets URL {safetext.shown(text, quote=True)}: give an https:// URL or a path "
                          "starting with /, so pages at any depth find the files")
     if re.search(r"[\s\x00-\x1f\x7f\"'<>]", text) or "?" in text or "#" in text:
-        raise InputError(f"--assets-url {safetext.shown(text, quote=True)}: holds spaces, quotes, a query or "
+        raise InputError(f"the assets URL {safetext.shown(text, quote=True)}: holds spaces, quotes, a query or "
                          "a fragment; give the folder's URL only")
     return Place(text if text.endswith("/") else text + "/", links)
 

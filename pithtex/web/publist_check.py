@@ -39,13 +39,13 @@ def load_list(path: Path) -> tuple[list[Wanted], int]:
     try:
         data = read_input(path, MAX_LIST_BYTES, "a list of papers")
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file (--list names a list of papers or a .bib file)") from None
+        raise InputError(f"{path}: no such file (a publication list is a list of papers or a .bib file)") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); --list reads a text or .bib file") from None
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); a publication list is a text or .bib file") from None
     return read_list(text, str(path), is_bib(path.name, text))
 
 
