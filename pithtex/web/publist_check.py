@@ -45,7 +45,8 @@ def load_list(path: Path) -> tuple[list[Wanted], int]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); a publication list is a text or .bib file") from None
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); a publication list is a text "
+                         "or .bib file") from None
     return read_list(text, str(path), is_bib(path.name, text))
 
 
