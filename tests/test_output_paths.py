@@ -187,9 +187,15 @@ os.replace = replace
 
 @pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
 def test_a_signal_in_the_middle_of_a_write_leaves_nothing_behind(tmp_path, name, code):
+    assert_badge_write_survives(tmp_path, KILL_BEFORE_RENAME.format(signal=name), code)
+
+
+def assert_badge_write_survives(tmp_path, hook_code: str, code: int) -> None:
+    """`badge -o out/b.svg` over an old b.svg, with `hook_code` planted as sitecustomize: the
+    command ends with `code`, no traceback, and out/ holds the old b.svg alone."""
     hook = tmp_path / "hook"
     hook.mkdir()
-    (hook / "sitecustomize.py").write_text(KILL_BEFORE_RENAME.format(signal=name))
+    (hook / "sitecustomize.py").write_text(hook_code)
     out = tmp_path / "out"
     out.mkdir()
     (out / "b.svg").write_text("old")
@@ -308,15 +314,7 @@ os.replace, os.unlink = replace, unlink
 
 @pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
 def test_a_second_signal_during_the_clean_up_still_leaves_nothing_behind(tmp_path, name, code):
-    hook = tmp_path / "hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(SECOND_SIGNAL_IN_CLEAN_UP.format(signal=name))
-    out = tmp_path / "out"
-    out.mkdir()
-    (out / "b.svg").write_text("old")
-    p = pithtex_cli("badge", BODY, "-o", str(out / "b.svg"), env={"PYTHONPATH": str(hook)})
-    assert p.returncode == code and "Traceback" not in p.stderr
-    assert sorted(x.name for x in out.iterdir()) == ["b.svg"] and (out / "b.svg").read_text() == "old"
+    assert_badge_write_survives(tmp_path, SECOND_SIGNAL_IN_CLEAN_UP.format(signal=name), code)
 
 
 SECOND_SIGNAL_IN_CUT_BACK = """
