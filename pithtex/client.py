@@ -419,12 +419,13 @@ def pdf_files(targets: Iterable[str | Path]) -> Iterator[Path]:
 def _read_pdf(path: Path, password: bytes | None) -> tuple[Facts, Shown, PageOne]:
     """A PDF's pith facts (refused when it is locked), what it shows as its title, and page 1
     as a reader sees it; a web page saved as .pdf is refused in one sentence."""
+    from .pdf.facts import refuse_locked
     from .pdf.seen import PageOne
-    from .pdf.shown import shown_of
+    from .pdf.shown import facts_and_shown
 
     _is_pdf(path)
-    facts = inspect(path, password)
-    shown = shown_of(path, password, facts)
+    facts, shown = facts_and_shown(path, password)
+    refuse_locked(facts, path)
     return facts, shown, shown.page or PageOne(problem=shown.problem)
 
 

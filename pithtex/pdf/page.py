@@ -81,10 +81,11 @@ def shows_title(page: PageOne, title: str) -> bool:
     return titles.shows(title, title_text(page))
 
 
-def read_page_one(path: str | Path, password: bytes | None = None) -> PageOne:
-    """Page 1 of the PDF at `path` as a reader sees it; problems end up in `problem`, never raised."""
+def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFile | None = None) -> PageOne:
+    """Page 1 of the PDF at `path` as a reader sees it; problems end up in `problem`, never raised.
+    `opened`: the same file, already open in pithtex's reader (its objects are not parsed again)."""
     try:
-        hidden_groups = _measure(path, password)
+        hidden_groups = _measure(path, password, opened)
     except _TooMuch as exc:
         return PageOne(problem=str(exc))
     except READ_FAILURES as exc:
@@ -98,23 +99,29 @@ class _TooMuch(Exception):
     pass
 
 
-def _measure(path: str | Path, password: bytes | None) -> Hidden:
+def _measure(path: str | Path, password: bytes | None, opened: PdfFile | None) -> Hidden:
     """Page 1's decoded content size (refused beyond MAX_CONTENT), and its optional content off."""
+    if opened is not None:
+        return _measure_in(opened)
     with PdfFile(path, password=password) as pdf:
-        if pdf.locked is not None:
-            raise _TooMuch(f"the PDF does not open ({pdf.locked})")
-        off = _groups_off(pdf)
-        pages = pdf.pages(limit=1)
-        first = next(pages, None)
-        if first is None:
-            raise _TooMuch("the PDF has no pages")
-        _ref, page, inherited = first
-        budget = [MAX_CONTENT, MAX_PAINTS]
-        contents = pdf.resolve(page.get("Contents"))
-        for item in contents if isinstance(contents, list) else [contents]:
-            _spend(pdf, pdf.resolve(item), budget)
-        forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0)
-        names = frozenset(_name(pdf, ref) for ref in off.values())
+        return _measure_in(pdf)
+
+
+def _measure_in(pdf: PdfFile) -> Hidden:
+    if pdf.locked is not None:
+        raise _TooMuch(f"the PDF does not open ({pdf.locked})")
+    off = _groups_off(pdf)
+    pages = pdf.pages(limit=1)
+    first = next(pages, None)
+    if first is None:
+        raise _TooMuch("the PDF has no pages")
+    _ref, page, inherited = first
+    budget = [MAX_CONTENT, MAX_PAINTS]
+    contents = pdf.resolve(page.get("Contents"))
+    for item in contents if isinstance(contents, list) else [contents]:
+        _spend(pdf, pdf.resolve(item), budget)
+    forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0)
+    names = frozenset(_name(pdf, ref) for ref in off.values())
     return Hidden(names - {""}, forms_off)
 
 

@@ -48,16 +48,33 @@ class Shown(NamedTuple):
         return [(where, text) for where, text in found if text and text.strip()]
 
 
-def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | None = None) -> Shown:
+def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | None = None,
+             opened: PdfFile | None = None) -> Shown:
     """The title texts of the PDF at `path`; reading problems end up in `problem`, never raised
     (the caller has read this file already, so it is a PDF). Given the `facts` the caller read,
     Info and XMP come from them (the packet is not decoded or parsed again): only page 1's
-    text is read here."""
+    text is read here; `opened`, the file open in pithtex's reader, is read again, not reopened."""
     info, xmp_title = _metadata(path, password) if facts is None else _from_facts(facts)
-    page = read_page_one(path, password)
+    page = read_page_one(path, password, opened)
     page1 = None if page.problem else page.text
     return Shown(page1, title_text(page) or None, info.get("Title"), xmp_title, info.get("PithTitle"), page.problem,
                  page)
+
+
+def facts_and_shown(path: str | Path, password: bytes | None = None) -> tuple[Facts, Shown]:
+    """A PDF's pith facts and what it shows, from one opening of the file in pithtex's reader
+    (its cross-reference and object streams parsed once). UnreadablePdf (one sentence) when
+    it is no PDF; page 1's problems end up in the Shown."""
+    from ..errors import UnreadablePdf
+    from .facts import read_facts
+    from .reader import read_failure
+
+    try:
+        with PdfFile(path, password=password) as pdf:
+            facts = read_facts(pdf)
+            return facts, shown_of(path, password, facts, pdf)
+    except READ_FAILURES as exc:
+        raise UnreadablePdf(read_failure(path, exc)) from None
 
 
 def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str], str | None]:

@@ -239,6 +239,26 @@ def test_a_record_is_verified_once_per_command(fake, tmp_path, key, monkeypatch)
     assert offline.verify(pdf).verified and len(calls) == 1  # the cache read is the verification
 
 
+def test_a_pdf_is_opened_once_in_pithtexs_reader(fake, tmp_path, key, monkeypatch):
+    """Its facts and page 1's hidden content come from one parse of its cross-reference and
+    object streams (they cost as much as PDFium's reading of page 1)."""
+    from pithtex.pdf import reader
+
+    opened = []
+    real = reader.PdfFile.__init__
+
+    def counted(self, path, *args, **kwargs):
+        opened.append(str(path))
+        real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(reader.PdfFile, "__init__", counted)
+    fake.route(RESOLVE, Reply.json(record(key)))
+    client = Client(key.key_file(tmp_path), base_url=fake.base, cache=tmp_path / "cache")
+    pdf = arxiv_pdf(tmp_path / "paper.pdf")
+    assert client.verify(pdf).verified
+    assert opened == [str(pdf)]
+
+
 def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
     pdf = arxiv_pdf(tmp_path / "paper.pdf")
     code = ("import sys; from pithtex.cli import main; "

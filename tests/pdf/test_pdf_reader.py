@@ -636,6 +636,20 @@ def test_png_predictors_of_every_type(tmp_path: Path):
     assert pike(path, 3) == pixels
 
 
+@pytest.mark.parametrize("tail", [0, 5, 11])  # whole rows, then a cut row the decoder drops
+def test_rows_all_filtered_up(tmp_path: Path, tail: int):
+    """The path every pdfTeX cross-reference stream takes (each row Up) gives what pikepdf does."""
+    pixels = bytes((i * 53 + (i // 7) * 29) & 0xFF for i in range(12 * 40))
+    encoded = png_rows(pixels, 12, 1, [2]) + bytes([2] + [9] * (tail - 1) if tail else [])
+    parms = b"<</Predictor 12/Columns 12>>"
+    data = zlib.compress(encoded)
+    body = b"<</Filter/FlateDecode/DecodeParms %s/Length %d>>stream\n" % (parms, len(data)) + data
+    path = write(tmp_path, build({1: CATALOG, 2: PAGES, 3: body + b"\nendstream"}))
+    with PdfFile(path) as pdf:
+        assert decode_stream(pdf.get(Ref(3))) == pixels
+    assert pike(path, 3)[:len(pixels)] == pixels
+
+
 HELLO_FLATE = zlib.compress(b"hello")
 
 
