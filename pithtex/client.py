@@ -283,10 +283,16 @@ class Client:
 
     # -- many files ----------------------------------------------------------------------------
     def verify_files(self, targets: Iterable[str | Path], *, password: bytes | None = None,
-                     progress: Callable[[int, str], None] | None = None) -> Iterator[FileVerdict]:
+                     progress: Callable[[int, str], None] | None = None, jobs: int = 1) -> Iterator[FileVerdict]:
         """Each PDF named, and each PDF in each folder named (its tree, in name order), one
-        verdict each, as they come: nothing of one file is kept for the next."""
-        for done, path in enumerate(pdf_files(targets)):
+        verdict each, in that order, as they come: nothing of one file is kept for the next.
+        `jobs` > 1: that many worker processes, each a copy of this client (forked: where
+        there is no fork, or this process runs threads, the files are read here, one by one)."""
+        paths = pdf_files(targets)
+        if jobs > 1 and _can_fork():
+            yield from _in_workers(self, paths, password, progress, jobs)
+            return
+        for done, path in enumerate(paths):
             if progress is not None:
                 progress(done, str(path))
             yield self._verdict(path, password)
@@ -414,6 +420,66 @@ def pdf_files(targets: Iterable[str | Path]) -> Iterator[Path]:
                 names = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries)
             stack.extend(folder / name for name, is_dir in reversed(names) if is_dir)
             yield from (folder / name for name, is_dir in names if not is_dir and name.lower().endswith(".pdf"))
+
+
+# -- many files in worker processes --------------------------------------------------------------
+_WORKER: Client | None = None  # the client a forked worker inherits
+
+
+def _can_fork() -> bool:
+    """A fork copies only the thread that makes it: safe while this process runs no other."""
+    import multiprocessing
+    import threading
+
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def _in_workers(client: Client, paths: Iterator[Path], password: bytes | None,
+                progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
+    """The files' verdicts from `jobs` forked processes, in the files' order, with at most
+    2 x jobs files in flight (memory stays bounded however many there are). A worker that
+    dies (PDFium crashing on a file) raises BrokenProcessPool here: a bug, not bad input."""
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _WORKER
+    _WORKER = client
+    pending: deque[tuple[str, Any]] = deque()
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals)
+    try:
+        done = 0
+        for path in paths:
+            pending.append((str(path), pool.submit(_worker_verdict, path, password)))
+            while len(pending) >= 2 * jobs:
+                yield _oldest(pending, done, progress)
+                done += 1
+        while pending:
+            yield _oldest(pending, done, progress)
+            done += 1
+    finally:  # an early end (Ctrl-C, a consumer that stops): what has not started never does
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _oldest(pending: Any, done: int, progress: Callable[[int, str], None] | None) -> FileVerdict:
+    name, future = pending.popleft()
+    if progress is not None:
+        progress(done, name)
+    verdict: FileVerdict = future.result()
+    return verdict
+
+
+def _worker_signals() -> None:
+    """Ctrl-C and SIGTERM are the parent's to handle: it ends the workers."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _worker_verdict(path: Path, password: bytes | None) -> FileVerdict:
+    assert _WORKER is not None  # set before the fork
+    return _WORKER._verdict(path, password)
 
 
 def _read_pdf(path: Path, password: bytes | None) -> tuple[Facts, Shown, PageOne]:

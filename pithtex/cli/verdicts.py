@@ -15,7 +15,7 @@ BAR = 24  # characters of the progress bar
 MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
 
 
-def verify_many(client: Client, targets: list[str], password: bytes | None, as_json: bool) -> int:
+def verify_many(client: Client, targets: list[str], password: bytes | None, as_json: bool, jobs: int = 1) -> int:
     import json
 
     from ..client import worst
@@ -23,7 +23,7 @@ def verify_many(client: Client, targets: list[str], password: bytes | None, as_j
 
     bar = _Bar() if sys.stderr.isatty() else None
     codes: dict[int, int] = {}
-    for verdict in client.verify_files(targets, password=password, progress=bar.show if bar else None):
+    for verdict in client.verify_files(targets, password=password, progress=bar.show if bar else None, jobs=jobs):
         if bar is not None:
             bar.clear()
         print(json.dumps(verdict.as_dict(), ensure_ascii=False) if as_json else line(_line(verdict)), flush=True)

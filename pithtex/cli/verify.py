@@ -39,6 +39,8 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--save", metavar="FILE", help="write the record to FILE, only when it verified (the file "
                    "a web page's <pith-badge src=...> serves)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout (several files: JSON lines)")
+    p.add_argument("--jobs", type=int, metavar="N", help="several PDFs: read N at a time, in worker processes "
+                   "(default: one a CPU, at most 4; 1: one by one, in this process)")
 
 
 def run(args: Namespace) -> int:
@@ -57,7 +59,7 @@ def run(args: Namespace) -> int:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
         from .verdicts import verify_many
 
-        return verify_many(client, args.file, password, args.json)
+        return verify_many(client, args.file, password, args.json, _jobs(args.jobs))
     kind = kind_of(args.file[0])
     if args.record and (kind != "pdf" or args.online or args.offline):
         raise PithError(f"--record is for a PDF (checked against that record); {args.file[0]} is not a PDF"
@@ -67,6 +69,16 @@ def run(args: Namespace) -> int:
         raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {args.file[0]} is verified from its "
                         f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
     return _show(args, client, password)  # one target
+
+
+def _jobs(asked: int | None) -> int:
+    import os
+
+    from ..errors import PithError
+
+    if asked is not None and asked < 1:
+        raise PithError(f"--jobs {asked}: give 1 or more")
+    return asked or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:

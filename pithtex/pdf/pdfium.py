@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import re
 
 from ..value import TYPE_CHECKING, NamedTuple
 from . import seen as pg
@@ -247,6 +248,10 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
     band: list[str] = []
     unseen = 0
     band_edge = box[0] + pg.STAMP_BAND
+    # each object's text, state and whether it lies in arXiv's stamp band, looked up once a character
+    table = {address: (text, states.get(address, HIDDEN), text.bbox[2] <= band_edge)
+             for address, text in scene.texts.items()}
+    nothing = (None, HIDDEN, False)
 
     def flush() -> None:
         nonlocal run, ink
@@ -255,10 +260,9 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
         run, ink = [], 0
 
     for i, char in enumerate(chars):
-        address = object_of(handle, i) or 0
-        text = scene.texts.get(address)
+        text, state, in_band = table.get(object_of(handle, i) or 0, nothing)
         if char in _BLANK:
-            if text is not None and text.bbox[2] <= band_edge:
+            if in_band:
                 band.append(" ")
             elif char in "\r\n":
                 flush()
@@ -267,7 +271,6 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
             else:
                 run.append(" ")
             continue
-        state = states.get(address, HIDDEN)
         if text is None or state == HIDDEN:
             unseen += 1
             continue
@@ -277,7 +280,7 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
             if not _seen(text, cbox, box, cells):
                 unseen += 1
                 continue
-        if text.bbox[2] <= band_edge:
+        if in_band:
             band.append(char)
             continue
         if state == CHECK:
@@ -314,6 +317,9 @@ def _body_size(pieces: list[_Piece], box: pg.Box) -> float:
     return 0.0
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _unicode(raw: Any, textpage: Any, count: int) -> str:
     """The text page's characters, one str character each: in one call, unless a character
     beyond the BMP (two UTF-16 units) would shift the rest; then one call a character."""
@@ -322,7 +328,7 @@ def _unicode(raw: Any, textpage: Any, count: int) -> str:
     units = bytes(buf)[: max(written - 1, 0) * 2]
     if written - 1 == count:
         text = units.decode("utf-16-le", "surrogatepass")
-        if len(text) == count and not any("\ud800" <= c <= "\udfff" for c in text):
+        if len(text) == count and not _SURROGATE.search(text):
             return text
     return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
 

@@ -205,6 +205,51 @@ def test_a_folder_one_line_a_file_worst_exit_and_offline_cache(fake, tmp_path, k
     assert len(fake.requests) == served  # the cache answered
 
 
+def mixed_folder(folder: Path, n: int) -> Path:
+    """n PDFs: verified, of another record (invalid) and with no id (unchecked), in turn."""
+    folder.mkdir(parents=True)
+    stamps = ["arXiv:2401.00001v1  [cs.DL]  2 Jan 2024", "arXiv:2401.00002v1  [cs.CL]  2 Jan 2024", None]
+    for i in range(n):
+        arxiv_pdf(folder / f"{i:02d}.pdf", stamp=stamps[i % 3])
+    return folder
+
+
+def test_worker_processes_give_the_same_lines_in_the_same_order(fake, tmp_path, key):
+    fake.route(RESOLVE, Reply.json(record(key)))
+    folder = mixed_folder(tmp_path / "papers", 10)
+    one, four = (cli(fake, tmp_path, key, "verify", str(folder), "--jobs", jobs) for jobs in ("1", "4"))
+    assert one.stdout.count("\n") == 10 and one.returncode == 1, one.stdout + one.stderr
+    assert (four.stdout, four.returncode, four.stderr) == (one.stdout, one.returncode, one.stderr)
+    assert assert_clean_error(cli(fake, tmp_path, key, "verify", str(folder), "--jobs", "0"), 2)
+
+
+def test_the_library_reads_files_in_forked_workers(fake, tmp_path, key):
+    """Each file's verdict is made in a worker, none in the calling process (which runs no
+    other thread: a fork copies only the thread that makes it)."""
+    fake.route(RESOLVE, Reply.json(record(key)))
+    folder = mixed_folder(tmp_path / "papers", 7)
+    pids = tmp_path / "pids"
+    code = f"""
+import os
+from pithtex import client as C
+real = C.Client._verdict
+def marked(self, path, password):
+    with open({str(pids)!r}, "a") as out:
+        out.write(f"{{os.getpid()}}\\n")
+    return real(self, path, password)
+C.Client._verdict = marked
+c = C.Client({str(key.key_file(tmp_path))!r}, base_url={fake.base!r}, cache={str(tmp_path / "cache")!r})
+for v in c.verify_files([{str(folder)!r}], jobs=2):
+    print(os.path.basename(v.file), v.state)
+print(os.getpid())
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    lines = out.stdout.splitlines()
+    assert lines[:-1] == [f"{i:02d}.pdf {('verified', 'invalid', 'unchecked')[i % 3]}" for i in range(7)], out.stderr
+    workers = pids.read_text().split()
+    assert len(workers) == 7 and lines[-1] not in workers
+
+
 def test_only_what_verified_is_cached(fake, tmp_path, key):
     fake.route(RESOLVE, Reply.json(record(key, version=2)))
     pdf = arxiv_pdf(tmp_path / "paper.pdf")
@@ -269,11 +314,13 @@ def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
     assert out.stdout.split("\n")[-2] == "0 []", out.stdout + out.stderr
 
 
-def test_memory_and_open_files_stay_flat_over_many_pdfs(tmp_path):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_memory_and_open_files_stay_flat_over_many_pdfs(tmp_path, jobs):
     """Ten times the files, the same peak of Python memory and of open files: nothing of one
     file is kept for the next (a count, not a time: 60 PDFs against 600). The files are named
     lazily here; a folder's listing costs its names (about 100 bytes each), read one folder
     at a time."""
+    import multiprocessing
     import os
     import tracemalloc
 
@@ -289,15 +336,18 @@ def test_memory_and_open_files_stay_flat_over_many_pdfs(tmp_path):
     small, large = folder(60), folder(600)
     client = Client(base_url="http://127.0.0.1:9", offline=True, cache=tmp_path / "cache")
 
+    workers = [0]
+
     def run(where: Path) -> tuple[int, int, int]:
         open_files = [0]
         names = (where / f"{i:05d}.pdf" for i in range(len(os.listdir(where))))
 
         def count_open(_done: int, _name: str) -> None:
             open_files[0] = max(open_files[0], len(os.listdir("/proc/self/fd")))
+            workers[0] = max(workers[0], len(multiprocessing.active_children()))
 
         tracemalloc.start()
-        undecided = sum(v.exit_code == 3 for v in client.verify_files(names, progress=count_open))
+        undecided = sum(v.exit_code == 3 for v in client.verify_files(names, progress=count_open, jobs=jobs))
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         return undecided, peak, open_files[0]
@@ -308,3 +358,4 @@ def test_memory_and_open_files_stay_flat_over_many_pdfs(tmp_path):
     assert (n_small, n_large) == (60, 600)  # each read, identified, and offline without a cached record
     assert peak_large < peak_small * 1.25 + 64 * 1024, (peak_small, peak_large)
     assert files_large <= files_small + 1, (files_small, files_large)
+    assert workers[0] == (jobs if jobs > 1 else 0)  # the files were read where asked
