@@ -245,6 +245,7 @@ class _Watchdog:
 
     def __exit__(self, *exc: object) -> None:
         self._timer.cancel()
+        self._timer.join()  # gone once the fetch is: a fork after it copies a process of one thread
         _current.watchdog = None
         _current.allowed = None
         with self._lock:
