@@ -304,3 +304,25 @@ def test_a_first_run_asks_for_the_rerun_that_places_the_badge(tmp_path: Path):
     assert "Rerun to get the badge placed right" in first
     second = flat_log(compile_tex(tmp_path, "pdflatex").log)
     assert "Rerun to get the badge placed right" not in second and "Package pith Warning" not in second
+
+
+def test_page_ones_paragraph_records_leave_its_lines_where_they_were(tmp_path: Path):
+    """With no stored title pith records page 1's paragraphs; a record in an empty paragraph
+    would give it a line (acmart, whose \\title comes after \\begin{document}, then shipped an
+    empty first page). The first run (the badge over the page, at its top) sets every line
+    where badge=none sets it."""
+    from ..texrun import write_doc
+
+    text = ("\\documentclass{article}\n\\usepackage[badge=OPTION]{pith}\n\\pithnumber{" + BODY + "}\n"
+            "\\begin{document}\n\\noindent\\par\\noindent\\par\n{\\Large Quokka heading}\\par\n"
+            "\\noindent\\par Kelp reef tide coral shoal lagoon. \\par\n\\end{document}\n")
+    tops = {}
+    for option in ("none", "title"):
+        folder = tmp_path / option
+        write_doc(folder, text.replace("OPTION", option))
+        shutil.copy(STY, folder / "pith.sty")
+        run = compile_tex(folder, "pdflatex")
+        assert run.pdf is not None, run.log[-1500:]
+        words = page_words(run.pdf, 1)
+        tops[option] = [(w.text, round(w.top, 2)) for w in words if w.text != BADGE]
+    assert tops["title"] == tops["none"] and "Kelp" in [t for t, _ in tops["none"]]
