@@ -126,10 +126,11 @@ MESSAGES: tuple[Message, ...] = (
             "Nothing to do: the badge is the last line of the title block, aligned with it."),
     Message("first-page", "warning", "No title block found before page #1 was shipped out: the badge is "
             "at the top of that page on this run; the next run places it by position, under the title block "
-            "or the page's first paragraph. Or use badge=manual and write \\pithbadge where it belongs",
+            "or the largest type at the top of the page. Or use badge=manual and write \\pithbadge where it belongs",
             "The class builds its title in a way pith does not know (no \\maketitle, a title set by "
             "hand, or a title page of its own without a stored \\title). A first run, with no .aux, puts "
-            "the badge at the top of the page; the next one puts it below the first paragraph of the page. "
+            "the badge at the top of the page; the next one puts it below the paragraph of the largest type "
+            "near the top of the page (a title set by hand) and its authors, or below the first paragraph. "
             "With the option badge=manual the badge goes only where \\pithbadge is written, for instance "
             "right after the authors."),
     Message("rerun", "info", "The badge's place is read from positions this run wrote to the .aux. "

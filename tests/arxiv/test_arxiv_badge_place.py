@@ -155,3 +155,22 @@ def test_the_title_is_found_by_its_text_when_it_is_not_the_largest(tmp_path: Pat
     text, link = badge_at(306 - width(BADGE, 7) / 2 + 4.5, 680)
     facts, found = judged(tmp_path, [([*title, text, *big_body], link)], title="A Title Set Small")
     assert found == [] and facts["title_text"] == "A TITLE SET SMALL" and facts["title"][1] > 80
+
+
+def test_a_badge_whose_link_alone_is_off_the_page_is_invisible_and_names_the_fix(tmp_path: Path):
+    # The text reads fine under the title, but the link was drawn 150 pt higher, above the page:
+    # nobody can click the badge. An error, and the fix says what to do.
+    text, (x0, y0, x1, y1) = badge_at(306 - width(BADGE, 7) / 2 + 4.5, 640)
+    _, found = judged(tmp_path, [([centred(700, 20, TITLE), text, *BODY_TEXT], (x0, y0 + 150, x1, y1 + 150))],
+                      title=TITLE)
+    assert [(d.rule, d.severity) for d in found] == [("pith-badge-off-page", "error")]
+    assert "its link lies outside the visible page" in found[0].message
+    assert "pithtex sty --force" in found[0].fix and "\\pithbadge" in found[0].fix
+
+
+def test_a_badge_outside_the_crop_box_names_the_fix(tmp_path: Path):
+    text, link = badge_at(306 - width(BADGE, 7) / 2 + 4.5, 730)  # visible on the MediaBox only
+    _, found = judged(tmp_path, [([centred(700, 20, TITLE), text, *BODY_TEXT], link)], crop=[0, 0, 612, 720],
+                      title=TITLE)
+    assert [(d.rule, d.severity) for d in found] == [("pith-badge-off-page", "error")]
+    assert "not visible" in found[0].message and "badge=manual" in found[0].fix

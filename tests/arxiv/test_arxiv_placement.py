@@ -192,7 +192,8 @@ def test_a_badge_after_such_a_maketitle_is_judged_by_its_page(tmp_path):
 KINDS = Path(__file__).parents[1] / "fixtures" / "titles"
 
 
-@pytest.mark.parametrize("kind", ["defsize", "offsets", "begindoc", "frontpage", "byhand", "flushleft", "counted"])
+@pytest.mark.parametrize("kind", ["defsize", "offsets", "begindoc", "frontpage", "byhand", "flushleft", "counted",
+                                  "preprint", "header", "minipage", "tabauthors"])
 def test_check_reads_each_kind_of_issue_23_back_from_the_page(kind, tmp_path):
     # The seven kinds of title block (tests/fixtures/titles): on arXiv's route the check runs
     # TeX again when pith.sty's position marks changed, then judges the page itself.
@@ -203,3 +204,18 @@ def test_check_reads_each_kind_of_issue_23_back_from_the_page(kind, tmp_path):
     assert route["runs"] == 2 and route["pith"]["placement"]["faults"] == []
     assert route["pith"]["placement"]["page"] == 1 and "pith badge and metadata intact" in human
     assert not [d for d in j["diagnostics"] if d["rule"] in ("pith-badge-off-page", "pith-badge-misplaced")]
+
+
+def test_the_manual_fix_after_a_maketitle_that_ends_with_a_page_break_passes_the_check(tmp_path):
+    """The fix pith's warnings name, badge=manual and \\pithbadge right after \\maketitle, on a
+    class whose \\maketitle sets a front page and then the contents: the check's two runs put the
+    badge on the front page, under the block, and nothing is misplaced."""
+    text = ((KINDS / "frontpage.tex").read_text().replace("\\usepackage{pith}", "\\usepackage[badge=manual]{pith}")
+            .replace("\\maketitle\n", "\\maketitle\n\\pithbadge\n"))
+    assert "\\maketitle\n\\pithbadge\n" in text
+    code, j, _ = checked(tmp_path, text, {"frontpage.cls": (KINDS / "frontpage.cls").read_text()})
+    route = j["routes"][0]
+    assert code == 0 and j["ok"], j["diagnostics"]
+    assert route["pith"]["badge"]["how"] == "manual" and route["pith"]["placement"]["page"] == 1
+    assert route["pith"]["placement"]["faults"] == []
+    assert not [d for d in j["diagnostics"] if d["rule"].startswith("pith-badge")]

@@ -128,8 +128,8 @@ def test_offsets_of_the_class_keep_the_fallback_on_the_page(tmp_path, route):
     words = page_words(run.pdf, 1)
     assert badge.page == 1
     assert_visible(badge)
-    # The second: under the first text of the page (the title set by hand), not above it.
-    assert_under(badge, words, "hand", "kelp")
+    # The second: under the title set by hand and its author, not above them.
+    assert_under(badge, words, "lovelace", "kelp")
     assert_centred_on(badge, words, "quokka")
     assert "No title block found before page 1" in flat_log(run.log)
 
@@ -178,8 +178,61 @@ def test_title_set_by_hand_badge_below_it_not_in_the_top_margin(tmp_path, route)
     assert badge.page == 1 and title
     assert_visible(badge)
     assert badge.word.top > max(w.bottom for w in title)   # below the title, not above it
-    assert_under(badge, words, "hand", "introduction")
+    assert_under(badge, words, "university", "introduction")   # under the whole block
     assert_centred_on(badge, words, "quokka")
+
+
+# -- kind 5, the fallback's cases: what stands above or around a title set by hand ---------------
+# A small line above the title (a preprint number, a journal's header) is page 1's first
+# paragraph: the badge goes under the paragraph of the largest type in the top part, and under
+# the lines that follow it in its environment or box (the authors), never between them.
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize(("name", "first_after"), [("preprint", "introduction"), ("header", "kelp"),
+                                                   ("minipage", "kelp"), ("vboxed", "kelp")])
+def test_hand_set_title_under_a_small_line_or_in_a_box_gets_the_badge_under_its_block(tmp_path, route, name,
+                                                                                     first_after):
+    run = compile_fixture(tmp_path, name, route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    title = words_of(words, {"quokka"})
+    assert badge.page == 1 and title
+    assert_visible(badge)
+    assert badge.word.top > max(w.bottom for w in title)
+    assert_under(badge, words, "university", first_after)
+    assert_centred_on(badge, words, "quokka")
+
+
+def test_a_crop_box_inside_the_paper_keeps_the_fallback_visible(tmp_path):
+    """A class whose pages show less than the paper (a CropBox inside the MediaBox, its top edge
+    lower than the top margin's middle): from the second run, the badge is under the title,
+    inside the visible box."""
+    run = compile_fixture(tmp_path, "cropped")
+    badge = the_badge(run.pdf)
+    assert badge.visible[1] > 40
+    assert_visible(badge)
+    assert_under(badge, page_words(run.pdf, 1), "lovelace", "kelp")
+
+
+# -- placed inside a box: the authors in a tabular, text right after it ----------------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, route):
+    """The lowest mark is in a tabular (no line can follow it there): the badge goes below the
+    paragraph holding the tabular, so the text after it moves down instead of lying under it."""
+    run = compile_fixture(tmp_path, "tabauthors", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "university", "kelp")
+    assert_centred_on(badge, words, "quokka")
+    x0, top, x1, bottom = badge.link
+    assert not [w for w in words if w.text != BADGE and w.x0 < x1 and x0 < w.x1 and w.top < bottom and top < w.bottom]
+    assert third_run_agrees(tmp_path, "tabauthors", route, badge)
+
+
+def third_run_agrees(tmp_path: Path, name: str, route: str, badge: Badge) -> bool:
+    third = the_badge(compile_fixture(tmp_path, name, route, passes=1).pdf)
+    return (third.page, third.link) == (badge.page, badge.link)
 
 
 # -- kind 6: a flush-left title block with a long title -----------------------------------------
@@ -210,7 +263,7 @@ def test_title_with_a_counter_leaves_pith_title_out_with_one_warning(tmp_path):
 
 
 # -- stability: the judgement reads nothing the badge's own position changes --------------------
-@pytest.mark.parametrize("name", ["begindoc", "byhand", "flushleft"])
+@pytest.mark.parametrize("name", ["begindoc", "byhand", "flushleft", "preprint", "minipage"])
 def test_third_run_places_the_badge_as_the_second(tmp_path, name):
     second = the_badge(compile_fixture(tmp_path, name).pdf)
     third = the_badge(compile_fixture(tmp_path, name, passes=1).pdf)
@@ -251,3 +304,25 @@ def test_a_first_run_asks_for_the_rerun_that_places_the_badge(tmp_path: Path):
     assert "Rerun to get the badge placed right" in first
     second = flat_log(compile_tex(tmp_path, "pdflatex").log)
     assert "Rerun to get the badge placed right" not in second and "Package pith Warning" not in second
+
+
+def test_page_ones_paragraph_records_leave_its_lines_where_they_were(tmp_path: Path):
+    """With no stored title pith records page 1's paragraphs; a record in an empty paragraph
+    would give it a line (acmart, whose \\title comes after \\begin{document}, then shipped an
+    empty first page). The first run (the badge over the page, at its top) sets every line
+    where badge=none sets it."""
+    from ..texrun import write_doc
+
+    text = ("\\documentclass{article}\n\\usepackage[badge=OPTION]{pith}\n\\pithnumber{" + BODY + "}\n"
+            "\\begin{document}\n\\noindent\\par\\noindent\\par\n{\\Large Quokka heading}\\par\n"
+            "\\noindent\\par Kelp reef tide coral shoal lagoon. \\par\n\\end{document}\n")
+    tops = {}
+    for option in ("none", "title"):
+        folder = tmp_path / option
+        write_doc(folder, text.replace("OPTION", option))
+        shutil.copy(STY, folder / "pith.sty")
+        run = compile_tex(folder, "pdflatex")
+        assert run.pdf is not None, run.log[-1500:]
+        words = page_words(run.pdf, 1)
+        tops[option] = [(w.text, round(w.top, 2)) for w in words if w.text != BADGE]
+    assert tops["title"] == tops["none"] and "Kelp" in [t for t, _ in tops["none"]]
