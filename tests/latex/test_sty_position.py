@@ -162,11 +162,16 @@ def test_front_page_then_contents_badge_on_the_front_page(tmp_path, route, manua
                 .replace("\\maketitle\n", "\\maketitle\n\\pithbadge\n"))
 
     run = compile_fixture(tmp_path, "frontpage", route, edit=to_manual if manual else None)
+    assert_on_the_front_page(run, "numbat")
+
+
+def assert_on_the_front_page(run, last: str) -> None:
+    """On page 1, the front page (no `Contents` there), under its block's line with `last`."""
     badge = the_badge(run.pdf)
     words = page_words(run.pdf, 1)
     assert badge.page == 1 and not words_of(words, {"contents"}), badge
     assert_visible(badge)
-    assert_under(badge, words, "numbat")
+    assert_under(badge, words, last)
     assert_centred_on(badge, words, "quokka")
 
 
@@ -288,10 +293,4 @@ def test_title_given_after_begin_document_is_marked_and_the_judgement_holds(tmp_
 # -- kind 10: the class's own stores, \@Title and \@Author, then contents (MDPI) ----------------
 @pytest.mark.parametrize("route", ["pdflatex", "xelatex"])
 def test_title_in_the_class_s_own_stores_is_found_on_its_page(tmp_path, route):
-    run = compile_fixture(tmp_path, "ownstores", route)
-    badge = the_badge(run.pdf)
-    words = page_words(run.pdf, 1)
-    assert badge.page == 1 and not words_of(words, {"contents"}), badge
-    assert_visible(badge)
-    assert_under(badge, words, "institute")
-    assert_centred_on(badge, words, "quokka")
+    assert_on_the_front_page(compile_fixture(tmp_path, "ownstores", route), "institute")
