@@ -4,8 +4,9 @@
 
 PAPERS holds one folder per paper (its sources, as its authors compile it). The main file
 is the one named in the folder's `.pithmain`, else the only top-level .tex file with
-\\documentclass and \\begin{document}. Nothing in PAPERS is changed: every compile runs on
-a copy in a temporary folder.
+\\documentclass and \\begin{document}; a `.pithengine` holding `xelatex` has the paper
+compiled by XeLaTeX instead of pdflatex (a class that insists on it: Chinese journals on ctex).
+Nothing in PAPERS is changed: every compile runs on a copy in a temporary folder.
 
 Per paper: pdflatex twice without pith (the baseline: pages, errors), then twice with
 `\\usepackage{pith}` + `\\pithnumber{...}` inserted right after \\documentclass (`class`) or
@@ -87,6 +88,7 @@ class Build:
     log: str
     pdf: Path | None
     timed_out: bool = False
+    engine: str = "pdflatex"
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,12 @@ def main_file(folder: Path) -> Path:
     if len(found) != 1:
         raise SystemExit(f"realpapers: {folder}: {len(found)} main files; name one in .pithmain")
     return found[0]
+
+
+def tex_engine(folder: Path) -> str:
+    """The engine its authors use: `xelatex` when the folder's `.pithengine` says so, else pdflatex."""
+    named = folder / ".pithengine"
+    return "xelatex" if named.is_file() and named.read_text().strip() == "xelatex" else "pdflatex"
 
 
 def _is_main(tex: Path) -> bool:
@@ -161,11 +169,11 @@ def run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 def build(folder: Path, tex: Path, engine: str) -> Build:
     """Two TeX passes (no BibTeX, as on arXiv), then dvips and ps2pdf on the DVI route."""
-    tex_engine = "pdflatex" if engine == "pdflatex" else "latex"
+    program = "latex" if engine == "dvips" else engine
     for suffix in (".pdf", ".dvi", ".ps", ".aux", ".log"):  # sources often ship a built PDF
         tex.with_suffix(suffix).unlink(missing_ok=True)
     for _ in range(2):
-        if run([tex_engine, "-interaction=nonstopmode", tex.name], folder).returncode == 124:
+        if run([program, "-interaction=nonstopmode", tex.name], folder).returncode == 124:
             # A run that never ends (pith's title capture looped on TeX Live 2022): no PDF.
             return Build(False, 0, 0, f"realpapers: TeX stopped after {TEX_TIMEOUT} s", None, timed_out=True)
     stem = tex.with_suffix("")
@@ -178,7 +186,7 @@ def build(folder: Path, tex: Path, engine: str) -> Build:
     pdf = Path(f"{stem}.pdf")
     pages = len(PdfReader(pdf).pages) if pdf.exists() and pdf.stat().st_size else 0
     errors = sum(1 for line in log.splitlines() if line.startswith("!"))
-    return Build(pages > 0, errors, pages, log, pdf if pages else None)
+    return Build(pages > 0, errors, pages, log, pdf if pages else None, engine=program)
 
 
 def layout(pdf: Path) -> list[list[list[Box]]]:
@@ -313,7 +321,7 @@ def check_placement(build: Build) -> dict | None:
     if pdf is None:
         return None
     limits = sandbox.Limits(pdf.parent)
-    shown, _ = pdfcheck.pith_checks(pdf, NUMBER, "pdflatex", notes=logparse.parse_log(build.log).badge_notes,
+    shown, _ = pdfcheck.pith_checks(pdf, NUMBER, build.engine, notes=logparse.parse_log(build.log).badge_notes,
                                     layout=lambda first, last: sandbox.page_layout(pdf, first, last, limits))
     return shown.get("placement")
 
@@ -345,12 +353,12 @@ def paper_rows(folder: Path, inserts: list[str], engines: list[str], scratch: Pa
         if found and (cls := document_class(found.read_text(errors="replace"))) != "?":
             break
     rows = []
-    for engine in engines:
+    for engine in [tex_engine(folder) if e == "pdflatex" else e for e in engines]:
         base_dir = scratch / f"{folder.name}-{engine}-base"
         shutil.copytree(folder, base_dir)
         base = build(base_dir, base_dir / tex.name, engine)
         if not base.ok or (engine == "dvips" and base.errors):
-            if engine == "pdflatex":
+            if engine != "dvips":
                 rows.append(Row(folder.name, cls, engine, "-", "no (without pith too)", "-", "-", "-", "-", "-",
                                 "-", "-", "baseline fails"))
             continue  # the DVI route only where the paper compiles that way without errors

@@ -255,6 +255,9 @@ REVIEW_MODES: tuple[ReviewMode, ...] = (
     ReviewMode("TMLR (tmlr.sty)", "neither accepted nor preprint", "TMLR submission mode (no accepted option)",
                (Check("TMLR submission mode (no accepted option)",
                       (Signal("package", "tmlr"), Signal("nottrue", "@accepted"), Signal("nottrue", "@preprint"))),)),
+    # COLM's style sets \ifcolmsubmission by default and clears it for preprint or final.
+    ReviewMode("COLM (colm20xx_conference.sty)", "package option submission (the default)", "COLM submission mode",
+               (Check("COLM submission mode", (Signal("true", "colmsubmission"),)),)),
     ReviewMode("CVPR, ICCV, WACV (cvpr.sty, iccv.sty, wacv.sty)", "package option review or rebuttal "
                "(styles before 2023: no \\cvprfinalcopy, \\iccvfinalcopy, \\wacvfinalcopy)",
                "cvpr review mode", _cv("cvpr") + _cv("iccv") + _cv("wacv")),

@@ -1,10 +1,12 @@
-"""The badge placed by where the title lands (issue #23), on minimal classes of seven kinds.
+"""The badge placed by where the title lands (issue #23), on minimal classes of ten kinds.
 
 Each fixture in tests/fixtures/titles/ is a class or paper that pith.sty placed wrongly
 when it recognised title blocks by the class's conventions: a hang in the title capture,
 a fallback off the page, a title page set at \\begin{document}, a \\maketitle that sets the
 front page and a table of contents, a title set by hand, a flush-left block, a \\title
-that stores a counter. Each is compiled twice (arXiv runs at least two passes; the first
+that stores a counter; and three met in real papers of the second round (JSS, OUP, MDPI):
+a title block in a box set at \\begin{document}, a title given in the body, a title in
+the class's own stores. Each is compiled twice (arXiv runs at least two passes; the first
 run has no positions yet) with real TeX, and the PDF is read back: the badge's link and
 page with pypdf, the words' boxes with `pdftotext -bbox`.
 """
@@ -160,11 +162,16 @@ def test_front_page_then_contents_badge_on_the_front_page(tmp_path, route, manua
                 .replace("\\maketitle\n", "\\maketitle\n\\pithbadge\n"))
 
     run = compile_fixture(tmp_path, "frontpage", route, edit=to_manual if manual else None)
+    assert_on_the_front_page(run, "numbat")
+
+
+def assert_on_the_front_page(run, last: str) -> None:
+    """On page 1, the front page (no `Contents` there), under its block's line with `last`."""
     badge = the_badge(run.pdf)
     words = page_words(run.pdf, 1)
     assert badge.page == 1 and not words_of(words, {"contents"}), badge
     assert_visible(badge)
-    assert_under(badge, words, "numbat")
+    assert_under(badge, words, last)
     assert_centred_on(badge, words, "quokka")
 
 
@@ -326,3 +333,39 @@ def test_page_ones_paragraph_records_leave_its_lines_where_they_were(tmp_path: P
         words = page_words(run.pdf, 1)
         tops[option] = [(w.text, round(w.top, 2)) for w in words if w.text != BADGE]
     assert tops["title"] == tops["none"] and "Kelp" in [t for t, _ in tops["none"]]
+
+
+# -- kind 8: the title block in a \vbox, set from the begindocument hook (JSS) -------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_title_block_in_a_box_at_begin_document_gets_one_badge_under_it(tmp_path, route):
+    """The badge can only go over the page there (nothing follows a line inside a box), at
+    the page's shipout, where the first page's fallback ran first and put a second badge
+    at the top of the page."""
+    run = compile_fixture(tmp_path, "boxtitle", route)
+    badge = the_badge(run.pdf)   # exactly one link
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1 and [w.text for w in words].count(BADGE) == 1
+    assert_visible(badge)
+    assert_under(badge, words, "institute", "introduction")
+    assert_centred_on(badge, words, "quokka")
+
+
+# -- kind 9: \title and \author given in the body, each \author appended (OUP) -----------------
+def test_title_given_after_begin_document_is_marked_and_the_judgement_holds(tmp_path):
+    """Marks for a title given after \\begin{document} are added at \\maketitle; the kernel's
+    default \\@author (a warning) is not wrapped, or the authors appended to it would follow
+    its end mark, which then came first in the .aux: an arithmetic overflow on the second run."""
+    run = compile_fixture(tmp_path, "latetitle")
+    aux = (tmp_path / "latetitle.aux").read_text()
+    assert "\\pith@pos{1}" in aux and "\\pith@pos{3}" in aux
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_under(badge, words, "institute", "introduction")
+    assert_centred_on(badge, words, "quokka")
+
+
+# -- kind 10: the class's own stores, \@Title and \@Author, then contents (MDPI) ----------------
+@pytest.mark.parametrize("route", ["pdflatex", "xelatex"])
+def test_title_in_the_class_s_own_stores_is_found_on_its_page(tmp_path, route):
+    assert_on_the_front_page(compile_fixture(tmp_path, "ownstores", route), "institute")

@@ -340,6 +340,12 @@ VENUES = {
 \DeclareOption{review}{\eccv@reviewtrue}
 \DeclareOption{final}{\eccv@reviewfalse}
 \ProcessOptions\relax""",
+    "colm2025_conference": r"""\ProvidesPackage{colm2025_conference}
+\newif\ifcolmsubmission \newif\ifcolmfinal
+\colmsubmissiontrue
+\DeclareOption{submission}{\colmsubmissiontrue\colmfinalfalse}
+\DeclareOption{final}{\colmsubmissionfalse\colmfinaltrue}
+\ProcessOptions\relax""",
     "aaai2026": r"""\ProvidesPackage{aaai2026}
 \def\showauthors@on{T}
 \DeclareOption{submission}{\gdef\showauthors@on{}}
@@ -360,6 +366,8 @@ REVIEW_CASES = [  # (class line, preamble, the mode named, or "" for a public co
     ("\\documentclass{article}", "\\usepackage{iclr2025_conference}\n\\iclrfinalcopy", ""),
     ("\\documentclass{article}", "\\usepackage{tmlr}", "TMLR submission mode (no accepted option)"),
     ("\\documentclass{article}", "\\usepackage[accepted]{tmlr}", ""),
+    ("\\documentclass{article}", "\\usepackage{colm2025_conference}", "COLM submission mode"),
+    ("\\documentclass{article}", "\\usepackage[final]{colm2025_conference}", ""),
     ("\\documentclass{article}", "\\usepackage[review]{cvpr}", "cvpr review mode"),
     ("\\documentclass{article}", "\\usepackage[rebuttal]{cvpr}", "cvpr rebuttal mode"),
     ("\\documentclass{article}", "\\usepackage[final]{cvpr}", ""),
