@@ -473,12 +473,13 @@ def _oldest(pending: Any, done: int, progress: Callable[[int, str], None] | None
 def _warm() -> None:
     """Import what reading a file needs before the fork, so the workers share one import (a
     tenth of a second) instead of each making its own."""
-    import pypdfium2  # noqa: F401  # pdf/pdfium.py imports it on the first page read
-    import requests  # noqa: F401  # net.get, on the first fetch
+    import requests  # noqa: F401  # net.get imports it on the first fetch
 
     from . import resolver, verify  # noqa: F401
     from .arxiv import identify  # noqa: F401
     from .pdf import facts, pdfium, shown, titles  # noqa: F401
+
+    pdfium.preload()
 
 
 def _worker_signals() -> None:

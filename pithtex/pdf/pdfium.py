@@ -65,6 +65,11 @@ class _Scene:
         self.count = 0
 
 
+def preload() -> None:
+    """Import PDFium now: a process about to fork workers that read PDFs shares one import."""
+    import pypdfium2  # noqa: F401
+
+
 def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) -> pg.PageOne:
     import pypdfium2 as pdfium
 
