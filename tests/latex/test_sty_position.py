@@ -272,6 +272,32 @@ def test_a_block_centred_off_the_text_blocks_axis_gets_the_badge_on_its_own(tmp_
         assert judged_by_the_check(run.pdf, badge, "A Quokka Title Centred") == ()
 
 
+WIDEAXIS_TITLE = "\\title{A Quokka Title Centred on an Axis Right of the Text Block's Own}\n"
+WIDEAXIS_PITH = "\\usepackage{pith}\n\\pithnumber{YBK5PTAKOSCXY2WMLIIB7DMYH6}\n"
+
+
+@pytest.mark.parametrize("given", ["in the body", "in the preamble"])
+def test_marks_leave_the_title_where_the_class_sets_it(tmp_path, given):
+    """wideaxis's \\@title ends the paragraph \\noindent began before any text (as likeapj's
+    does) and ends with a space: the marks add no line and keep no space (the old pith.sty's
+    marks, with \\title in the preamble, made that empty paragraph a line and kept the space)."""
+    def edit(pith: str):
+        def change(tex: str) -> str:
+            tex = tex.replace(WIDEAXIS_PITH, pith)
+            if given == "in the preamble":
+                tex = tex.replace(WIDEAXIS_TITLE, "").replace("\\begin{document}", WIDEAXIS_TITLE + "\\begin{document}")
+            return tex
+        return change
+
+    lines = {}
+    for pith in (WIDEAXIS_PITH, ""):
+        folder = tmp_path / ("with" if pith else "without")
+        folder.mkdir()
+        words = page_words(compile_fixture(folder, "wideaxis", edit=edit(pith)).pdf, 1)
+        lines[pith] = [(w.text, w.x0, w.top) for line in title_lines(words, "quokka") for w in line]
+    assert len(lines[""]) > 5 and lines[WIDEAXIS_PITH] == lines[""]
+
+
 # -- kind 7: \title stores a short form and a counter with the title ----------------------------
 def test_title_with_a_counter_leaves_pith_title_out_with_one_warning(tmp_path):
     run = compile_fixture(tmp_path, "counted", passes=1)
