@@ -14,6 +14,7 @@ page with pypdf, the words' boxes with `pdftotext -bbox`.
 from __future__ import annotations
 
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -254,6 +255,107 @@ def test_flush_left_block_with_a_long_title_gets_a_flush_left_badge(tmp_path, ro
     assert_under(badge, words, "numbat", "kelp")
     block_left = min(w.x0 for w in line_of(words, title[0]))
     assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+
+
+def judged_by_the_check(pdf: Path, badge: Badge, title: str) -> tuple[str, ...]:
+    """What `pithtex check`'s own judgement of the page (pithtex/arxiv/placement.py) finds wrong."""
+    from pithtex.arxiv import placement
+
+    layout = subprocess.run(["pdftotext", "-bbox-layout", "-cropbox", "-f", str(badge.page), "-l", str(badge.page),
+                             str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    page = placement.parse_layout(layout)[0]
+    return placement.judge(page, BODY, badge.link, False, title).faults
+
+
+def title_lines(words: list[Word], word: str) -> list[list[Word]]:
+    """The title's lines: the line holding `word` and those of the same type size next to it."""
+    first = line_of(words, words_of(words, {word.lower()})[0])
+    size = first[0].bottom - first[0].top
+    lines = sorted({round(w.top, 1) for w in words if abs((w.bottom - w.top) - size) < 0.5})
+    return [line_of(words, next(w for w in words if round(w.top, 1) == top)) for top in lines
+            if abs(top - first[0].top) < 3 * size]
+
+
+# -- kind 6 again: flush-left blocks that no one-line item shows -------------------------------
+# ceurart: a two-column class whose flush-left block keeps its authors in a store of its own,
+# so only the title (two lines) carries marks; PoS: a flush-left front page built at
+# \begin{document}, title and authors on two lines each. The old pith.sty voted only with
+# items on one line, found none and centred the badge on the page.
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("name", ["leftcols", "leftpage"])
+def test_a_block_flush_left_on_several_lines_gets_a_badge_flush_with_it(tmp_path, route, name):
+    run = compile_fixture(tmp_path, name, route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    lines = title_lines(words, "quokka")
+    assert badge.page == 1 and len(lines) == 2
+    assert_visible(badge)
+    assert_under(badge, words, "numbat" if name == "leftcols" else "road", "kelp")
+    block_left = min(w.x0 for w in lines[0])
+    assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+    if route == "pdflatex":
+        assert judged_by_the_check(run.pdf, badge, "A Quokka Title") == ()
+
+
+def test_a_flush_left_block_indented_gets_the_badge_at_its_own_edge(tmp_path):
+    """A flush-left block whose lines start 2 cm right of the text block (a list's margin): the badge
+    starts where the block does, not at the text block's edge (nor centred)."""
+    indent = "\\renewenvironment{flushleft}{\\list{}{\\leftmargin=2cm}\\raggedright\\item\\relax}{\\endlist}\n"
+    run = compile_fixture(tmp_path, "leftpage", edit=lambda tex: tex.replace("\\begin{document}",
+                                                                           indent + "\\begin{document}"))
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    lines = title_lines(words, "quokka")
+    block_left = min(w.x0 for w in lines[0])
+    kelp = words_of(words, {"kelp"})[0]   # the text after the block, at the text block's edge
+    assert block_left - kelp.x0 > 50   # 2 cm
+    assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+
+
+# -- likeapj: a title centred on an axis right of the text block's, given after \begin{document}
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_block_centred_off_the_text_blocks_axis_gets_the_badge_on_its_own(tmp_path, route):
+    """The old pith.sty saw no marks (\\title came after \\begin{document}, where the stores are
+    wrapped) and centred the badge on the text block, 0.025\\textwidth left of the title's axis."""
+    run = compile_fixture(tmp_path, "wideaxis", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    lines = title_lines(words, "quokka")
+    assert badge.page == 1 and len(lines) == 2
+    assert abs(centre(lines[0]) - centre(lines[1])) < 1.0   # the title is centred, on one axis
+    kelp = words_of(words, {"kelp"})[0]
+    text_centre = kelp.x0 + 345 / 2   # article's 10pt \textwidth from the text block's edge (\noindent)
+    assert centre(lines[0]) - text_centre > 5, (centre(lines[0]), text_centre)
+    assert_under(badge, words, "lovelace", "kelp")
+    assert abs((badge.link[0] + badge.link[2]) / 2 - centre(lines[0])) < 2.0, (badge.link, centre(lines[0]))
+    if route == "pdflatex":
+        assert judged_by_the_check(run.pdf, badge, "A Quokka Title Centred") == ()
+
+
+WIDEAXIS_TITLE = "\\title{A Quokka Title Centred on an Axis Right of the Text Block's Own}\n"
+WIDEAXIS_PITH = "\\usepackage{pith}\n\\pithnumber{YBK5PTAKOSCXY2WMLIIB7DMYH6}\n"
+
+
+@pytest.mark.parametrize("given", ["in the body", "in the preamble"])
+def test_marks_leave_the_title_where_the_class_sets_it(tmp_path, given):
+    """wideaxis's \\@title ends the paragraph \\noindent began before any text (as likeapj's
+    does) and ends with a space: the marks add no line and keep no space (the old pith.sty's
+    marks, with \\title in the preamble, made that empty paragraph a line and kept the space)."""
+    def edit(pith: str):
+        def change(tex: str) -> str:
+            tex = tex.replace(WIDEAXIS_PITH, pith)
+            if given == "in the preamble":
+                tex = tex.replace(WIDEAXIS_TITLE, "").replace("\\begin{document}", WIDEAXIS_TITLE + "\\begin{document}")
+            return tex
+        return change
+
+    lines = {}
+    for pith in (WIDEAXIS_PITH, ""):
+        folder = tmp_path / ("with" if pith else "without")
+        folder.mkdir()
+        words = page_words(compile_fixture(folder, "wideaxis", edit=edit(pith)).pdf, 1)
+        lines[pith] = [(w.text, w.x0, w.top) for line in title_lines(words, "quokka") for w in line]
+    assert len(lines[""]) > 5 and lines[WIDEAXIS_PITH] == lines[""]
 
 
 # -- kind 7: \title stores a short form and a counter with the title ----------------------------
