@@ -297,6 +297,8 @@ import contextlib
 import os
 import signal
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if the suite runs in the background
+
 real_replace, real_unlink = os.replace, os.unlink
 
 def replace(src, dst, **kw):
@@ -321,6 +323,8 @@ SECOND_SIGNAL_IN_CUT_BACK = """
 import contextlib
 import os
 import signal
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even if the suite runs in the background
 
 real_pwrite, real_ftruncate = os.pwrite, os.ftruncate
 
