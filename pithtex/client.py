@@ -286,8 +286,8 @@ class Client:
                      progress: Callable[[int, str], None] | None = None, jobs: int = 1) -> Iterator[FileVerdict]:
         """Each PDF named, and each PDF in each folder named (its tree, in name order), one
         verdict each, in that order, as they come: nothing of one file is kept for the next.
-        `jobs` > 1: that many worker processes, each a copy of this client (forked: where
-        there is no fork, or this process runs threads, the files are read here, one by one)."""
+        `jobs` > 1: that many worker processes, each a copy of this client (forked, on Linux:
+        elsewhere, or while this process runs threads, the files are read here, one by one)."""
         paths = pdf_files(targets)
         if jobs > 1 and _can_fork():
             yield from _in_workers(self, paths, password, progress, jobs)
@@ -427,11 +427,13 @@ _WORKER: Client | None = None  # the client a forked worker inherits
 
 
 def _can_fork() -> bool:
-    """A fork copies only the thread that makes it: safe while this process runs no other."""
-    import multiprocessing
+    """A fork copies only the thread that makes it: safe while this process runs no other. On
+    Linux only: macOS's system libraries (its proxy settings, which requests reads) may not be
+    used in a forked child, and Windows has no fork."""
+    import sys
     import threading
 
-    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _in_workers(client: Client, paths: Iterator[Path], password: bytes | None,
