@@ -841,19 +841,18 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
     another paper, or cannot be told apart from one: refused, or with force stamped and said so.
     Files stamp cannot open are left to stamp's own error."""
     from .errors import UnreadablePdf
-    from .pdf.facts import facts_of
-    from .pdf.shown import shown_of
+    from .pdf.shown import facts_and_shown
     from .verify import PASS, check_paper
 
     warnings = []
     for src in sources:
         try:
-            facts = facts_of(src, password, pages=1)
+            facts, shown = facts_and_shown(src, password, pages=1)
         except UnreadablePdf:
             continue
         if facts.encryption is not None and not facts.encryption.opened:
             continue
-        check = check_paper(document, shown_of(src, password, facts))
+        check = check_paper(document, shown)
         if check.status == PASS:
             continue
         if not force:

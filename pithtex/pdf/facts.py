@@ -11,6 +11,7 @@ record's bytes, so no caller decodes or parses them again; `inspect_pdf` is the 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from .objects import Name, Ref, Stream, decode_text
 from .reader import READ_FAILURES, PdfFile, Section, decode_stream, read_failure
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 # A link to a number's page on any host (pith's baseurl= option may point at a mirror), in
@@ -219,9 +221,17 @@ class Facts:
 # -- reading ----------------------------------------------------------------------------------
 def facts_of(path: str | Path, password: bytes | None = None, pages: int | None = None) -> Facts:
     """Open `path` and read its facts; UnreadablePdf (one sentence, exit 2) when it is no PDF."""
+    with opened_pdf(path, password) as pdf:
+        return read_facts(pdf, pages)
+
+
+@contextlib.contextmanager
+def opened_pdf(path: str | Path, password: bytes | None = None) -> Iterator[PdfFile]:
+    """`path` open in pithtex's reader; what it cannot open or read, there or in the block, is
+    UnreadablePdf (one sentence, exit 2)."""
     try:
         with PdfFile(path, password=password) as pdf:
-            return read_facts(pdf, pages)
+            yield pdf
     except READ_FAILURES as exc:
         raise UnreadablePdf(read_failure(path, exc)) from None
 

@@ -61,20 +61,16 @@ def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | Non
                  page)
 
 
-def facts_and_shown(path: str | Path, password: bytes | None = None) -> tuple[Facts, Shown]:
-    """A PDF's pith facts and what it shows, from one opening of the file in pithtex's reader
-    (its cross-reference and object streams parsed once). UnreadablePdf (one sentence) when
-    it is no PDF; page 1's problems end up in the Shown."""
-    from ..errors import UnreadablePdf
-    from .facts import read_facts
-    from .reader import read_failure
+def facts_and_shown(path: str | Path, password: bytes | None = None,
+                    pages: int | None = None) -> tuple[Facts, Shown]:
+    """A PDF's pith facts (links on `pages` pages, as `facts_of`) and what it shows, from one
+    opening of the file in pithtex's reader (its cross-reference and object streams parsed
+    once). UnreadablePdf (one sentence) when it is no PDF; page 1's problems end up in the Shown."""
+    from .facts import opened_pdf, read_facts
 
-    try:
-        with PdfFile(path, password=password) as pdf:
-            facts = read_facts(pdf)
-            return facts, shown_of(path, password, facts, pdf)
-    except READ_FAILURES as exc:
-        raise UnreadablePdf(read_failure(path, exc)) from None
+    with opened_pdf(path, password) as pdf:
+        facts = read_facts(pdf, pages)
+        return facts, shown_of(path, password, facts, pdf)
 
 
 def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str], str | None]:
