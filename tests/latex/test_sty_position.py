@@ -221,6 +221,20 @@ def test_a_crop_box_inside_the_paper_keeps_the_fallback_visible(tmp_path):
     assert_under(badge, page_words(run.pdf, 1), "lovelace", "kelp")
 
 
+def test_the_fallback_is_not_taken_by_a_float_of_larger_type_above_the_title(tmp_path):
+    """A figure whose type is larger than the hand-set title lands at the top of page 1: the
+    page's largest paragraph is the float's, which is no title; the badge stays under the
+    title set by hand, outside the figure."""
+    run = compile_fixture(tmp_path, "floattop")
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    caption = words_of(words, {"figure"})
+    assert caption and all(w.bottom < badge.word.top for w in caption), (badge.word, caption)
+    assert_under(badge, words, "university", "introduction")
+
+
 # -- placed inside a box: the authors in a tabular, text right after it ----------------------------
 @pytest.mark.parametrize("route", ROUTES)
 def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, route):
@@ -236,6 +250,23 @@ def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, rout
     x0, top, x1, bottom = badge.link
     assert not [w for w in words if w.text != BADGE and w.x0 < x1 and x0 < w.x1 and w.top < bottom and top < w.bottom]
     assert third_run_agrees(tmp_path, "tabauthors", route, badge)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_badge_after_authors_boxed_in_a_title_vbox_is_its_next_line(tmp_path, route):
+    """The lowest mark is in a tabular inside an \\hbox of the class's title \\vbox, with no
+    paragraph around it (as JSS): the badge is the next line of that vbox, under the authors
+    and above the abstract the vbox sets next, not over it (the next paragraph's end)."""
+    run = compile_fixture(tmp_path, "vboxauthors", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "university", "abstract")
+    assert_centred_on(badge, words, "quokka")
+    x0, top, x1, bottom = badge.link
+    assert not [w for w in words if w.text != BADGE and w.x0 < x1 and x0 < w.x1 and w.top < bottom and top < w.bottom]
+    assert third_run_agrees(tmp_path, "vboxauthors", route, badge)
 
 
 def third_run_agrees(tmp_path: Path, name: str, route: str, badge: Badge) -> bool:
