@@ -266,6 +266,14 @@ REVIEW_MODES: tuple[ReviewMode, ...] = (
     # AAAI's `submission` option empties the macro that shows the authors.
     ReviewMode("AAAI (aaai20xx.sty)", "package option submission", "AAAI submission mode",
                (Check("AAAI submission mode", (Signal("empty", "showauthors@on"),)),)),
+    # BMVC's \bmvcreviewcopy{NUMBER} (in the preamble) sets \ifbmv@review.
+    ReviewMode("BMVC (bmvc2k.cls)", "\\bmvcreviewcopy", "BMVC review mode",
+               (Check("BMVC review mode", (Signal("true", "bmv@review"),)),)),
+    # Interspeech's class is anonymous until \interspeechcameraready sets \ifinterspeechfinal.
+    ReviewMode("Interspeech (Interspeech.cls)", "no \\interspeechcameraready",
+               "Interspeech submission mode (no \\interspeechcameraready)",
+               (Check("Interspeech submission mode (no \\interspeechcameraready)",
+                      (Signal("defined", "ifinterspeechfinal"), Signal("nottrue", "interspeechfinal"))),)),
 )
 REVIEW_CHECKS: tuple[Check, ...] = tuple(c for m in REVIEW_MODES for c in m.checks)
 

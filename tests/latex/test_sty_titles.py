@@ -351,7 +351,22 @@ VENUES = {
 \DeclareOption{submission}{\gdef\showauthors@on{}}
 \ProcessOptions\relax""",
 }
+# Stand-ins for classes whose review copy a command in the preamble makes (or unmakes).
+VENUE_CLASSES = {
+    "bmvc2k": r"""\ProvidesClass{bmvc2k}
+\LoadClass{article}
+\newif\ifbmv@review
+\def\bmvcreviewcopy#1{\bmv@reviewtrue}""",
+    "Interspeech": r"""\ProvidesClass{Interspeech}
+\LoadClass{article}
+\newif\ifinterspeechfinal
+\def\interspeechcameraready{\global\interspeechfinaltrue}""",
+}
 REVIEW_CASES = [  # (class line, preamble, the mode named, or "" for a public copy)
+    ("\\documentclass{bmvc2k}", "\\bmvcreviewcopy{123}", "BMVC review mode"),
+    ("\\documentclass{bmvc2k}", "", ""),
+    ("\\documentclass{Interspeech}", "", "Interspeech submission mode (no \\interspeechcameraready)"),
+    ("\\documentclass{Interspeech}", "\\interspeechcameraready", ""),
     ("\\documentclass{article}", "\\usepackage[review]{acl}", "ACL review mode"),
     ("\\documentclass{article}", "\\usepackage[final]{acl}", ""),
     ("\\documentclass{article}", "\\usepackage[preprint]{acl}", ""),
@@ -384,6 +399,8 @@ def review_paper(tmp_path: Path, cls: str, preamble: str, setup: str = "") -> st
     for name, text in VENUES.items():
         (tmp_path / f"{name}.sty").write_text(text + "\n")
     (tmp_path / "lipics-v2021.cls").write_text(LIPICS)
+    for name, text in VENUE_CLASSES.items():
+        (tmp_path / f"{name}.cls").write_text(text + "\n")
     # pith after the venue's style, as papers load it (pith reads the mode at \begin{document}).
     front = ("\\title{T}\\author{A}\\affiliation{\\institution{X}\\country{Y}}\\begin{abstract}A.\\end{abstract}"
              if "acmart" in cls else "\\title{T}\\author{A}")
