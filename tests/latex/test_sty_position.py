@@ -235,6 +235,22 @@ def test_the_fallback_is_not_taken_by_a_float_of_larger_type_above_the_title(tmp
     assert_under(badge, words, "university", "introduction")
 
 
+@pytest.mark.parametrize("route", ROUTES)
+def test_the_fallback_is_aligned_as_the_hand_set_title_sets_its_lines(tmp_path, route):
+    """A title block set by hand, ragged right at the left margin: the badge under it is flush
+    left with it, as the title's paragraph sets its lines (it was centred on the text block)."""
+    run = compile_fixture(tmp_path, "handleft", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "numbat", "kelp")
+    title = words_of(words, {"quokka"})
+    block_left = min(w.x0 for w in line_of(words, title[0]))
+    assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+    assert third_run_agrees(tmp_path, "handleft", route, badge)
+
+
 # -- placed inside a box: the authors in a tabular, text right after it ----------------------------
 @pytest.mark.parametrize("route", ROUTES)
 def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, route):
