@@ -251,6 +251,22 @@ def test_the_fallback_is_aligned_as_the_hand_set_title_sets_its_lines(tmp_path, 
     assert third_run_agrees(tmp_path, "handleft", route, badge)
 
 
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_spanning_float_under_the_block_leaves_the_badge_clear(tmp_path, route):
+    """The abstract is a second spanning float, stacked under the \\twocolumn[...] block into
+    the space the block ends with; its rule (0.4 pt, some 5 pt above the word `Abstract')
+    went through the badge when the badge came after that space."""
+    run = compile_fixture(tmp_path, "spanfloat", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    heading = words_of(words, {"abstract"})
+    assert heading and heading[0].top - badge.word.bottom > 9, (badge.word, heading)
+    assert_under(badge, words, "lovelace")
+    assert_centred_on(badge, words, "quokka")
+
+
 # -- placed inside a box: the authors in a tabular, text right after it ----------------------------
 @pytest.mark.parametrize("route", ROUTES)
 def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, route):
