@@ -267,6 +267,22 @@ def test_a_spanning_float_under_the_block_leaves_the_badge_clear(tmp_path, route
     assert_centred_on(badge, words, "quokka")
 
 
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_title_block_the_first_section_emits_gets_the_badge_under_its_abstract(tmp_path, route):
+    """IUCr's class stores no title (no marks can find it) and its first \\section sets the
+    block: the badge is the abstract box's last line, flush left in the block's column (it
+    was the page's first line, above the title)."""
+    run = compile_fixture(tmp_path, "boxedblock", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "dune", "introduction")
+    column_left = min(w.x0 for w in line_of(words, words_of(words, {"quokka"})[0]))
+    assert abs(badge.link[0] - column_left) < 2.0, (badge.link, column_left)
+    assert "under iucr's abstract" in flat_log(run.log)
+
+
 # -- placed inside a box: the authors in a tabular, text right after it ----------------------------
 @pytest.mark.parametrize("route", ROUTES)
 def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, route):
