@@ -61,8 +61,10 @@ PROBE = ("\\AddToHook{begindocument/end}{\\typeout{realpapers: textblock "
          # beamer: the first frame's headline and footline heights (beamer sets them per
          # frame), so the verdict can see the badge clear of both bars (they are often
          # drawn without words, which the overlap test cannot see).
-         "\\ifdefined\\footheight\\AddToHookNext{shipout/before}{\\typeout{realpapers: headfoot "
-         "\\the\\headheight\\space\\the\\footheight\\space\\the\\paperheight}}\\fi\n")
+         # Beamer by its class, not by \footheight: sig-alternate declares \footheight too
+         # (and leaves \paperheight at 0 pt, which made every badge `in footline').
+         "\\makeatletter\\@ifclassloaded{beamer}{\\AddToHookNext{shipout/before}{\\typeout{realpapers: headfoot "
+         "\\the\\headheight\\space\\the\\footheight\\space\\the\\paperheight}}}{}\\makeatother\n")
 TEX_TIMEOUT = 300
 ARXIV_BAND = 40.0  # pt from the page's left edge: arXiv stamps page 1 there
 
