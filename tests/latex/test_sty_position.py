@@ -106,6 +106,12 @@ def assert_centred_on(badge: Badge, words: list[Word], word: str) -> None:
     assert abs((badge.link[0] + badge.link[2]) / 2 - centre(line)) < 2.0, (badge.link, centre(line))
 
 
+def assert_flush_left_with(badge: Badge, words: list[Word], word: str) -> None:
+    """The badge's link starts where the line holding `word` starts."""
+    left = min(w.x0 for w in line_of(words, words_of(words, {word.lower()})[0]))
+    assert abs(badge.link[0] - left) < 2.0, (badge.link, left)
+
+
 ROUTES = ["pdflatex", "dvips", "xelatex"]
 
 
@@ -245,9 +251,7 @@ def test_the_fallback_is_aligned_as_the_hand_set_title_sets_its_lines(tmp_path, 
     assert badge.page == 1
     assert_visible(badge)
     assert_under(badge, words, "numbat", "kelp")
-    title = words_of(words, {"quokka"})
-    block_left = min(w.x0 for w in line_of(words, title[0]))
-    assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+    assert_flush_left_with(badge, words, "quokka")
     assert third_run_agrees(tmp_path, "handleft", route, badge)
 
 
@@ -278,43 +282,33 @@ def test_a_title_block_the_first_section_emits_gets_the_badge_under_its_abstract
     assert badge.page == 1
     assert_visible(badge)
     assert_under(badge, words, "dune", "introduction")
-    column_left = min(w.x0 for w in line_of(words, words_of(words, {"quokka"})[0]))
-    assert abs(badge.link[0] - column_left) < 2.0, (badge.link, column_left)
+    assert_flush_left_with(badge, words, "quokka")
     assert "under iucr's abstract" in flat_log(run.log)
 
 
 # -- placed inside a box: the authors in a tabular, text right after it ----------------------------
+# (fixture, the last word of the block, the first word after it)
+BOXED_AUTHORS = [("tabauthors", "university", "kelp"), ("vboxauthors", "university", "abstract")]
+
+
 @pytest.mark.parametrize("route", ROUTES)
-def test_a_badge_after_authors_in_a_tabular_takes_room_of_its_own(tmp_path, route):
-    """The lowest mark is in a tabular (no line can follow it there): the badge goes below the
-    paragraph holding the tabular, so the text after it moves down instead of lying under it."""
-    run = compile_fixture(tmp_path, "tabauthors", route)
+@pytest.mark.parametrize(("name", "last", "after"), BOXED_AUTHORS, ids=[b[0] for b in BOXED_AUTHORS])
+def test_a_badge_after_authors_in_a_box_takes_a_line_of_its_own(tmp_path, route, name, last, after):
+    """The lowest mark is in a tabular (no line can follow it there). tabauthors: in a
+    paragraph; the badge goes below it, so the text after it moves down instead of lying
+    under it. vboxauthors: in an \\hbox of the class's title \\vbox, no paragraph around it
+    (as JSS); the badge is that vbox's next line, above the abstract the vbox sets next (it
+    went below the next paragraph, over the abstract's heading)."""
+    run = compile_fixture(tmp_path, name, route)
     badge = the_badge(run.pdf)
     words = page_words(run.pdf, 1)
     assert badge.page == 1
     assert_visible(badge)
-    assert_under(badge, words, "university", "kelp")
+    assert_under(badge, words, last, after)
     assert_centred_on(badge, words, "quokka")
     x0, top, x1, bottom = badge.link
     assert not [w for w in words if w.text != BADGE and w.x0 < x1 and x0 < w.x1 and w.top < bottom and top < w.bottom]
-    assert third_run_agrees(tmp_path, "tabauthors", route, badge)
-
-
-@pytest.mark.parametrize("route", ROUTES)
-def test_a_badge_after_authors_boxed_in_a_title_vbox_is_its_next_line(tmp_path, route):
-    """The lowest mark is in a tabular inside an \\hbox of the class's title \\vbox, with no
-    paragraph around it (as JSS): the badge is the next line of that vbox, under the authors
-    and above the abstract the vbox sets next, not over it (the next paragraph's end)."""
-    run = compile_fixture(tmp_path, "vboxauthors", route)
-    badge = the_badge(run.pdf)
-    words = page_words(run.pdf, 1)
-    assert badge.page == 1
-    assert_visible(badge)
-    assert_under(badge, words, "university", "abstract")
-    assert_centred_on(badge, words, "quokka")
-    x0, top, x1, bottom = badge.link
-    assert not [w for w in words if w.text != BADGE and w.x0 < x1 and x0 < w.x1 and w.top < bottom and top < w.bottom]
-    assert third_run_agrees(tmp_path, "vboxauthors", route, badge)
+    assert third_run_agrees(tmp_path, name, route, badge)
 
 
 def third_run_agrees(tmp_path: Path, name: str, route: str, badge: Badge) -> bool:
@@ -332,8 +326,7 @@ def test_flush_left_block_with_a_long_title_gets_a_flush_left_badge(tmp_path, ro
     assert badge.page == 1 and title
     assert_visible(badge)
     assert_under(badge, words, "numbat", "kelp")
-    block_left = min(w.x0 for w in line_of(words, title[0]))
-    assert abs(badge.link[0] - block_left) < 2.0, (badge.link, block_left)
+    assert_flush_left_with(badge, words, "quokka")
 
 
 def judged_by_the_check(pdf: Path, badge: Badge, title: str) -> tuple[str, ...]:
