@@ -306,8 +306,10 @@ _EXPL3_SIGNAL = {
     # Loaded or not as \IfClassLoadedTF and \IfPackageLoadedTF tell it (\ver@NAME.cls or
     # .sty), with \ifcsname: their \csname would put every name tested in TeX's table of
     # names on every run; the options are read only of what is loaded.
-    "class": "\\cs_if_exist:cT {{ver@{name}.cls}} {{ \\IfClassLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }} }}",
-    "package": "\\cs_if_exist:cT {{ver@{name}.sty}} {{ \\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }} }}",
+    "class": ("\\cs_if_exist:cT {{ver@{name}.cls}} "
+              "{{ \\IfClassLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }} }}"),
+    "package": ("\\cs_if_exist:cT {{ver@{name}.sty}} "
+                "{{ \\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }} }}"),
     "class-": "\\cs_if_exist:cT {{ver@{name}.cls}} {{ {body} }}",
     "package-": "\\cs_if_exist:cT {{ver@{name}.sty}} {{ {body} }}",
     "without": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ }} {{ {body} }}",
