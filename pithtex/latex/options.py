@@ -311,15 +311,20 @@ _EXPL3_SIGNAL = {
     "undefined": "\\cs_if_exist:cF {{{name}}} {{ {body} }}",
     "relax": "\\token_if_eq_meaning:NNT \\{name} \\scan_stop: {{ {body} }}",
     "empty": "\\cs_if_exist:NT \\{name} {{ \\tl_if_empty:NT \\{name} {{ {body} }} }}",
-    "class": "\\IfClassLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }}",
-    "package": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }}",
-    "class-": "\\IfClassLoadedTF {{{name}}} {{ {body} }} {{ }}",
-    "package-": "\\IfPackageLoadedTF {{{name}}} {{ {body} }} {{ }}",
+    # Loaded or not as \IfClassLoadedTF and \IfPackageLoadedTF tell it (\ver@NAME.cls or
+    # .sty), with \ifcsname: their \csname would put every name tested in TeX's table of
+    # names on every run; the options are read only of what is loaded.
+    "class": ("\\cs_if_exist:cT {{ver@{name}.cls}} "
+              "{{ \\IfClassLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }} }}"),
+    "package": ("\\cs_if_exist:cT {{ver@{name}.sty}} "
+                "{{ \\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ {body} }} {{ }} }}"),
+    "class-": "\\cs_if_exist:cT {{ver@{name}.cls}} {{ {body} }}",
+    "package-": "\\cs_if_exist:cT {{ver@{name}.sty}} {{ {body} }}",
     "without": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ }} {{ {body} }}",
 }
 # The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@T and the like): LaTeX2e
 # that LaTeXML interprets, with no \if... of its own outside macros that pair their \fi.
-_LATEX2E_SIGNAL = {  # short names: TeX reads this text on every run, skipping it
+_LATEX2E_SIGNAL = {  # short names: only LaTeXML reads this text (it follows the engines' \endinput)
     "true": "\\pith@T{{{name}}}{{{body}}}",
     "nottrue": "\\pith@N{{{name}}}{{{body}}}",
     "defined": "\\pith@D{{{name}}}{{{body}}}",
