@@ -324,7 +324,7 @@ _EXPL3_SIGNAL = {
 }
 # The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@T and the like): LaTeX2e
 # that LaTeXML interprets, with no \if... of its own outside macros that pair their \fi.
-_LATEX2E_SIGNAL = {  # short names: only LaTeXML reads this text (it follows the engines' \endinput)
+_LATEX2E_SIGNAL = {  # short names: TeX reads this text on every run, skipping it
     "true": "\\pith@T{{{name}}}{{{body}}}",
     "nottrue": "\\pith@N{{{name}}}{{{body}}}",
     "defined": "\\pith@D{{{name}}}{{{body}}}",
