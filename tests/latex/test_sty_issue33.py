@@ -27,3 +27,30 @@ def test_a_mark_moved_into_a_footnote_is_not_the_end_of_the_block(tmp_path, rout
     assert_under(badge, words, "lovelace", "abstract")
     assert all(badge.word.bottom < w.top for w in words_of(words, {"numbat"}))   # above the note
     assert_centred_on(badge, words, "quokka")
+
+
+# -- /PithTitle: clean or left out with one warning -------------------------------------------------
+def pith_title(pdf) -> str | None:
+    from pypdf import PdfReader
+
+    title = PdfReader(str(pdf)).metadata.get("/PithTitle")
+    return None if title is None else str(title)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_title_measured_in_a_box_first_is_left_out_of_info_with_one_warning(tmp_path, route):
+    """aastex7's \\@title sets the title in \\setbox0=\\vbox{\\let\\footnote...} before it typesets
+    it: the assignments sit inside braces, where the token search did not look, and /PithTitle
+    read `0=Title Title'."""
+    run = compile_fixture(tmp_path, "measured", route, passes=1)
+    assert pith_title(run.pdf) is None
+    assert flat_log(run.log).count("Package pith Warning: The title holds commands that are not text") == 1
+    assert the_badge(run.pdf).page == 1
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_title_page_set_at_begin_document_still_gives_pith_title(tmp_path, route):
+    """PoS typesets its front page from the begindocument hook: the title was already typeset
+    (its store put back) when pith looked for it, and /PithTitle was left out, with no word."""
+    run = compile_fixture(tmp_path, "leftpage", route, passes=1)
+    assert pith_title(run.pdf) == "A Quokka Title on a Front Page Set Flush Left, Long Enough for Two Lines"
