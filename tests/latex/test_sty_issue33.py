@@ -54,3 +54,26 @@ def test_a_title_page_set_at_begin_document_still_gives_pith_title(tmp_path, rou
     (its store put back) when pith looked for it, and /PithTitle was left out, with no word."""
     run = compile_fixture(tmp_path, "leftpage", route, passes=1)
     assert pith_title(run.pdf) == "A Quokka Title on a Front Page Set Flush Left, Long Enough for Two Lines"
+
+
+# -- a title block in macros of the class's own, a class that never sets the paper's size (ametsoc)
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_title_in_the_class_s_own_macros_is_found_and_the_first_run_stays_off_the_corner(tmp_path, route):
+    """ametsoc keeps title, authors and affiliation in \\thetitle, \\theauthors and
+    \\theaffiliation (no marks: `No title block found' on every run) and sets \\paperwidth to
+    nothing: the first run's badge sat in the page's top left corner, in arXiv's band, an
+    overfull box."""
+    first = compile_fixture(tmp_path, "ownmacros", route, passes=1)
+    first_badge = the_badge(first.pdf)
+    assert first_badge.page == 1
+    assert_visible(first_badge)
+    assert "Overfull \\hbox" not in first.log
+    run = compile_fixture(tmp_path, "ownmacros", route, passes=1)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "numbat", "corresponding")   # under the affiliation
+    assert_centred_on(badge, words, "quokka")
+    assert "Overfull \\hbox" not in run.log
+    assert pith_title(run.pdf) == "Quokka Title in a Macro of the Class"
