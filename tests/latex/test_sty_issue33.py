@@ -10,7 +10,8 @@ import pytest
 
 from ..texrun import flat_log
 from .test_sty_placement import page_words, words_of
-from .test_sty_position import ROUTES, assert_centred_on, assert_under, assert_visible, compile_fixture, the_badge
+from .test_sty_position import (ROUTES, assert_centred_on, assert_flush_left_with, assert_under, assert_visible,
+                                 compile_fixture, the_badge)
 
 
 # -- a \thanks that takes the authors' end mark into the footnote area (SIAM) --------------------
@@ -77,3 +78,20 @@ def test_a_title_in_the_class_s_own_macros_is_found_and_the_first_run_stays_off_
     assert_centred_on(badge, words, "quokka")
     assert "Overfull \\hbox" not in run.log
     assert pith_title(run.pdf) == "Quokka Title in a Macro of the Class"
+
+
+# -- a front matter typeset in place, small notes and a framed abstract after it (BMC) ------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_the_fallback_stops_at_type_smaller_than_the_body_s(tmp_path, route):
+    """bmcart stores no title (`No title block found'): the fallback found the title by its
+    size, then followed the notes in \\scriptsize and the abstract's paragraphs after it, and
+    put the badge in the abstract's frame. The block ends where type smaller than four fifths
+    of the body's begins."""
+    run = compile_fixture(tmp_path, "setinplace", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "smith", "correspondence")
+    assert all(badge.word.bottom < w.top for w in words_of(words, {"background:", "abstract"}))
+    assert_flush_left_with(badge, words, "quokka")
