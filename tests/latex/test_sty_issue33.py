@@ -6,11 +6,13 @@ read back: the badge's link and page with pypdf, the words' boxes with `pdftotex
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from ..texrun import flat_log
 from .test_sty_placement import page_words, words_of
-from .test_sty_position import (ROUTES, assert_centred_on, assert_flush_left_with, assert_under, assert_visible,
+from .test_sty_position import (FIXTURES, ROUTES, assert_centred_on, assert_flush_left_with, assert_under, assert_visible,
                                  compile_fixture, the_badge)
 
 
@@ -94,4 +96,20 @@ def test_the_fallback_stops_at_type_smaller_than_the_body_s(tmp_path, route):
     assert_visible(badge)
     assert_under(badge, words, "smith", "correspondence")
     assert all(badge.word.bottom < w.top for w in words_of(words, {"background:", "abstract"}))
+    assert_flush_left_with(badge, words, "quokka")
+
+
+# -- JINST: the block in registers of the package's own, a new page before the contents -----------
+@pytest.mark.parametrize("route", ROUTES)
+def test_jinstpub_s_badge_goes_under_the_e_mail_line_not_between_title_and_authors(tmp_path, route):
+    """jinstpub keeps authors and affiliations in token registers (only the title is marked),
+    and its \\maketitle ends with a new page for the contents: the badge after \\maketitle was on
+    page 2, and position put it under the title, above the authors."""
+    shutil.copy(FIXTURES / "jinstpub.sty", tmp_path / "jinstpub.sty")   # a stand-in, named as JINST's
+    run = compile_fixture(tmp_path, "jinstblock", route)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    assert_under(badge, words, "email", "abstract")
     assert_flush_left_with(badge, words, "quokka")
