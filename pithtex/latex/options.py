@@ -159,7 +159,7 @@ MESSAGE_NAMES = frozenset(m.name for m in MESSAGES)
 class Signal:
     """One test of a review mode's signal, written once and rendered twice: as expl3 for
     the PDF route (templates/pith.sty.j2) and as LaTeX2e for the LaTeXML path
-    (templates/pith-latexml.sty.j2), which LaTeXML can evaluate.
+    (templates/sty/latexml.sty.j2), which LaTeXML can evaluate.
 
     kind: `true` (the LaTeX2e switch \\if<name> exists and is true), `nottrue` (it does not
     exist, or is false), `defined` / `undefined` (the command <name>), `relax` (the command
@@ -322,7 +322,7 @@ _EXPL3_SIGNAL = {
     "package-": "\\cs_if_exist:cT {{ver@{name}.sty}} {{ {body} }}",
     "without": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ }} {{ {body} }}",
 }
-# The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@T and the like): LaTeX2e
+# The LaTeXML path's tests (sty/latexml.sty.j2 defines \pith@T and the like): LaTeX2e
 # that LaTeXML interprets, with no \if... of its own outside macros that pair their \fi.
 _LATEX2E_SIGNAL = {  # short names: TeX reads this text on every run, skipping it
     "true": "\\pith@T{{{name}}}{{{body}}}",

@@ -1,7 +1,7 @@
 """pith.sty on arXiv's HTML: LaTeXML, as arXiv runs it, on every example, the HTML read back.
 
 LaTeXML reads an uploaded pith.sty as TeX source; pith recognises it before any expl3 code
-and takes a short LaTeX2e path (pithtex/templates/pith-latexml.sty.j2). Each case is one real
+and takes a short LaTeX2e path (pithtex/templates/sty/latexml.sty.j2). Each case is one real
 latexmlc run (about a second; in parallel under xdist). How long a conversion takes is
 bench/latexml.py's business; here the countable guard is what LaTeXML read: pith.sty, and no
 expl3 file at all (interpreting expl3-code.tex is what used to cost minutes).
