@@ -152,9 +152,7 @@ def context() -> dict[str, object]:
         "reasons": {key: tex_reason(text) for key, text in number.REASONS.items()},
         "options": sty_options.OPTIONS,
         "messages": sty_options.MESSAGES,
-        "manual_classes": sty_options.MANUAL_CLASSES,
-        "manual_trim": {c: sty_options.MANUAL_TRIM.get(c, sty_options.MANUAL_TRIM_DEFAULT)
-                        for c in sty_options.MANUAL_CLASSES},
+        "classes": sty_options.CLASSES,
         "review_modes": sty_options.REVIEW_MODES,
         "review_checks": sty_options.REVIEW_CHECKS,
         # The review warning's text after its "#1: ", for the LaTeXML path's Info.
