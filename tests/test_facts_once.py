@@ -17,10 +17,10 @@ from pithtex import brand, limits
 from pithtex.arxiv import ENGINES, ROUTES
 from pithtex.cli import build_parser
 from pithtex.latex import options
-from pithtex.latex.render import logo_path, render_doc
+from pithtex.latex.render import logo_path, render_doc, render_sty
 from pithtex.number import BASE32_ALPHABET, PithNumber
 from pithtex.pdf import badge as pdf_badge
-from pithtex.pdf import xmp
+from pithtex.pdf import seen, xmp
 
 from .conftest import ROOT, pithtex_cli
 from .pdfkit import Writer
@@ -171,3 +171,18 @@ def test_the_supported_classes_are_one_table():
     for c in options.CLASSES:
         assert any((c.known_as or c.name) in row and f"`{c.placed}`" in row and c.variant in row
                    for row in rows), c
+
+
+def test_arxivs_stamp_band_has_one_home():
+    """The band where arXiv stamps page 1 is brand.ARXIV_BAND: no module or bench writes 40.0 (or
+    the page reader's 50.0) again, the templates write no band in bp, and pith.sty's flush-left
+    badge starts just right of it (its link's 1 bp margin)."""
+    floats = [(m, line) for m, line, v in _constants(float) if v in (40.0, 50.0)]
+    assert floats == [("pithtex/brand.py", next(line for m, line, v in _constants(float) if v == brand.ARXIV_BAND))]
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        assert not [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(n, ast.Constant) and n.value in (40.0, 50.0) and type(n.value) is float], path
+    for path in sorted((PACKAGE / "templates").rglob("*.j2")):
+        assert not re.search(r"\b\d+(\.\d+)?(\s|\\,)?bp\b", path.read_text(encoding="utf-8")), path
+    assert f"{{ {brand.ARXIV_BAND + 1:g}bp - 1in - \\tex_hoffset:D" in render_sty()
+    assert seen.STAMP_BAND == brand.ARXIV_BAND + seen.STAMP_SLACK
