@@ -12,8 +12,16 @@ import pytest
 
 from ..texrun import flat_log
 from .test_sty_placement import page_words, words_of
-from .test_sty_position import (FIXTURES, ROUTES, assert_centred_on, assert_flush_left_with, assert_under, assert_visible,
-                                 compile_fixture, the_badge)
+from .test_sty_position import (
+    FIXTURES,
+    ROUTES,
+    assert_centred_on,
+    assert_flush_left_with,
+    assert_under,
+    assert_visible,
+    compile_fixture,
+    the_badge,
+)
 
 
 # -- a \thanks that takes the authors' end mark into the footnote area (SIAM) --------------------
