@@ -32,9 +32,12 @@ def test_contributing_names_only_make_targets_that_exist():
     assert named_targets <= targets, named_targets - targets
 
 
-def test_the_package_top_level_keeps_at_most_sixteen_modules():
+def test_the_package_top_level_keeps_at_most_nineteen_modules():
+    """Sixteen, plus the rooms beside the client that issue 36 split out of it (stamping,
+    reading a target, the worker pool): each one concern a newcomer looks for by name, where a
+    subpackage would only hide them one level down. A new subject gets a room below, not here."""
     top = sorted(p.name for p in (ROOT / "pithtex").glob("*.py"))
-    assert len(top) <= 16, top
+    assert len(top) <= 19, top
     for room in ("latex", "web", "arxiv", "pdf", "cli"):
         assert (ROOT / "pithtex" / room / "__init__.py").is_file()
 

@@ -10,7 +10,6 @@ from . import add_command, add_remove_stale, help_text, report_stale, warn_refus
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..client import Badge
     from . import Subparsers
 
 TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
@@ -53,7 +52,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from ..client import Client
+    from ..client import Badge, Client
     from ..errors import PithError
 
     if args.list:
@@ -81,7 +80,7 @@ def run(args: Namespace) -> int:
         made = client.badge(args.number)  # a PDF: its number or arXiv identity, the PDF checked too
     elif args.number:
         checked = args.format in ("svg", "png") and (args.record or args.online or args.offline)
-        made = client.badge(args.number, record=args.record) if checked else make_unchecked(args.number)
+        made = client.badge(args.number, record=args.record) if checked else Badge.plain(args.number)
     else:
         raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID, or a PDF")
     from .badge_output import noted, run_format
@@ -90,10 +89,6 @@ def run(args: Namespace) -> int:
     return code or made.exit_code
 
 
-def make_unchecked(number: str) -> Badge:
-    from ..client import make_badge
-
-    return make_badge(number)  # nothing checked: a badge without a state word
 
 
 def _into_folder(args: Namespace) -> str | None:

@@ -71,21 +71,22 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from ..client import Client, plan_stamp, stamp
+    from .. import stamping
+    from ..client import Client
     from ..safetext import line
 
-    # Only a stamp by name (no --number, no --record) checks a record: a numbered stamp never
-    # loads the keys and their crypto (start-up is most of a stamp; tests/pdf/test_stamp_bounded_reads.py).
+    # Only a stamp by name checks a record: a numbered one never loads the keys and their crypto.
     by_name = args.number is None and args.record is None and not args.revert
-    client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline) if by_name else None
+    plan_stamp = (Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
+                  if by_name else stamping.plan_stamp)
     password = args.password.encode("utf-8") if args.password is not None else None
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
-                      force=args.force, password=password, revert=args.revert, jobs=args.jobs, client=client)
+                      force=args.force, password=password, revert=args.revert, jobs=args.jobs)
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)
-    done = stamp(plan, progress=sys.stderr.isatty() and not args.json)
+    done = stamping.stamp(plan, progress=sys.stderr.isatty() and not args.json)
     _report(done.done, done.failed, args.json)
     return done.exit_code
 

@@ -46,9 +46,10 @@ def register(subparsers: Subparsers) -> None:
 def run(args: Namespace) -> int:
     from pathlib import Path
 
-    from ..client import Client, kind_of
+    from ..client import Client
     from ..errors import PithError
     from ..files import output_path
+    from ..target import kind_of
 
     if args.save:
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
@@ -84,8 +85,9 @@ def _jobs(asked: int | None) -> int:
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:
     """Run one verification and print it; with --json, a record that could not be had still
     gets a report of the report's shape, naming the step that failed."""
-    from ..client import failed_report, kind_of
-    from ..errors import InvalidNumber, PithError
+    from ..errors import InvalidNumber
+    from ..resolver import ResolverError
+    from ..target import kind_of
 
     target, kind = args.file[0], kind_of(args.file[0])
     try:
@@ -94,10 +96,10 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
         if kind != "number":
             raise
         raise InvalidNumber(f"{target!r} is neither a record file nor a Pith Number ({exc})") from None
-    except PithError as exc:
-        failed = failed_report(exc)
-        if args.json and failed is not None:
-            emit_json({**failed, **({"arxiv": target.removeprefix("arXiv:")} if kind == "arxiv" else {})})
+    except ResolverError as exc:  # no record could be had: --json still reports, naming the step
+        if args.json and exc.step is not None:
+            asked = {"arxiv": target.removeprefix("arXiv:")} if kind == "arxiv" else {}
+            emit_json({**exc.as_report(), **asked})
         raise
     if args.json:
         emit_json(checked.as_dict())
@@ -110,10 +112,8 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
 
 
 def _save(args: Namespace, checked: Verification) -> None:
-    from ..client import save_record
-
     if args.save:
         verdict = checked.report.verdict
-        note = (f"wrote {args.save} ({checked.report.headline_number.body}, {verdict})" if save_record(
-            checked, args.save) else f"{args.save} not written: the record is {verdict}")
+        note = (f"wrote {args.save} ({checked.report.headline_number.body}, {verdict})" if checked.save(
+            args.save) else f"{args.save} not written: the record is {verdict}")
         print(f"pithtex: note: {note}", file=sys.stderr)
