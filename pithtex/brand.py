@@ -1,7 +1,7 @@
 """The one source of the pith look and its addresses.
 
 pith.sty, the PDF stamp badge and the web badges all draw from these values, so a change
-of colour, label or URL here reaches every output at the next `pithtex render`.
+of colour, label or URL here reaches every output at the next `make render`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Rendered from the Jinja2 templates in `pithtex/templates/web/`. The script carri
 pinned registry keys and the badge drawing (`pithtex.web.shape`'s table) baked in at
 render time, so it needs nothing but the browser (WebCrypto for SHA-256 and Ed25519) and
 trusts no server. The npm package under `web/` (ES module, classic script, types) is
-rendered by `pithtex render` like latex/pith.sty, so `render --check` guards it.
+rendered by `make render` like latex/pith.sty, so `render --check` guards it.
 """
 
 from __future__ import annotations
