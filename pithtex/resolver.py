@@ -53,7 +53,7 @@ TIMEOUT = NETWORK_SECONDS  # seconds for one whole fetch (the element's too); PI
 MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must stay a deadline)
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
-USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
+USER_AGENT = f"pithtex/{brand.VERSION} (+{brand.BASE_URL})"
 
 
 class ResolverError(Undecidable):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import brand
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, help_text, report_stale, warn_refused
+from .parsing import add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -33,10 +35,9 @@ def register(subparsers: Subparsers) -> None:
     source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
     source.add_argument("--offline", action="store_true",
                         help="verify the cached record (from an earlier --online) without the network")
-    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too")
+    add_resolver_options(p)
     p.add_argument("--format", "-f", choices=("svg", "png", "qr", "html", "md", "rst", "embed"), default="svg")
-    p.add_argument("--theme", choices=("light", "dark"), default="light")
+    p.add_argument("--theme", choices=tuple(brand.THEMES), default=next(iter(brand.THEMES)))
     p.add_argument("--scale", type=int, choices=(1, 2), default=1, help="PNG pixel density (2 for @2x)")
     p.add_argument("--image-url", metavar="URL", help="snippets: the badge image (default pith-XXXXXXXX.svg)")
     p.add_argument("--dark-image-url", metavar="URL", help="HTML snippet: the dark-mode image")

@@ -6,6 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, emit_json, report_stale, warn_refused
+from .parsing import add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -64,8 +65,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
-    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
+    add_resolver_options(p)
     p.add_argument("--offline", action="store_true", help="an arXiv PDF's record from the cache only")
     add_remove_stale(p)
 

@@ -6,6 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, help_text, warn_refused
+from .parsing import add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -24,7 +25,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("file", metavar="ID|PDF|FILE", nargs="+",
                    help="a record file (full record, bundle or bare canonical record), a Pith Number, "
                    "an arXiv id (arXiv:2104.04473), a PDF, or several PDFs and folders of PDFs")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
+    add_resolver_options(p)
     p.add_argument("--title", help="also check that this title hashes to the record's title_canon_sha256")
     p.add_argument("--number", metavar="ID", help="also check that the record is this Pith Number")
     network = p.add_mutually_exclusive_group()
@@ -32,7 +33,6 @@ def register(subparsers: Subparsers) -> None:
                          "PDF from the resolver (the default for those)")
     network.add_argument("--offline", action="store_true",
                          help="for a Pith Number, arXiv id or PDF: use only the cached record; never the network")
-    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
     p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
     p.add_argument("--record", metavar="FILE", help="for a PDF: check it against this record file instead of "
                    "fetching its record")

@@ -735,7 +735,7 @@ class PithBadge extends HTMLElement {
 
   themeName() {
     const asked = this.getAttribute("theme");
-    if (asked === "light" || asked === "dark") return asked;
+    if (asked !== null && Object.prototype.hasOwnProperty.call(C.themes, asked)) return asked;  // brand.THEMES
     return siteScheme() || osScheme();
   }
 
