@@ -27,7 +27,6 @@ COMMANDS = ("number", "verify", "sty", "stamp", "inspect", "badge", "check", "bu
 DEVELOPER_COMMANDS = ("render",)
 
 
-
 def build_parser(only: str | None = None, commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
     parser = Parser(
@@ -73,16 +72,9 @@ class Parser(argparse.ArgumentParser):
 def add_command(subparsers: Subparsers, name: str, help: str, description: str,
                 epilog: str = "", prog: str | None = None) -> argparse.ArgumentParser:
     """A subcommand parser that formats its examples verbatim and reports errors in one line;
-    `prog` names a developer's command as it is run."""
-    parser = subparsers.add_parser(
-        name,
-        prog=prog,  # None: argparse's "pithtex NAME"
-        help=help,
-        description=description,
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    return parser
+    `prog` names a developer's command as it is run (None: argparse's "pithtex NAME")."""
+    return subparsers.add_parser(name, prog=prog, help=help, description=description, epilog=epilog,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def add_resolver_options(parser: argparse.ArgumentParser) -> None:
