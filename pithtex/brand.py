@@ -162,6 +162,9 @@ DARK = Theme(
 # "light" or "dark" by the site's colour scheme; any name here can be asked for by name.
 THEMES = {"light": LIGHT, "dark": DARK}
 
+# The sample number of every example (the manual, the sample badges): the seed record's.
+SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+
 # The ink colour of the printed badge in a paper (text and logo).
 PRINT_COLOUR = LIGHT.message_bg
 

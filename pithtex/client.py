@@ -581,13 +581,13 @@ def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: KeyRi
 
 
 def state_of(report: Report, number: PithNumber) -> BadgeState:
-    """The badge's state word for a report: 'verified' only when it passed for this number."""
+    """The badge's state word for a report: 'verified' only when it passed for this number (a
+    record of another number that verified is this number's forgery: invalid)."""
     from . import brand
     from .web.badge import BadgeState, state_of_report
 
-    if report.verified and report.number.body == number.body:
-        return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id,
-                          report.signer)
+    if report.verified and report.number.body != number.body:
+        return BadgeState(brand.INVALID, f"the record is {report.number.body}, not {number.body}", report.key_id)
     return state_of_report(report)
 
 

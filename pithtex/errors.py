@@ -32,11 +32,14 @@ def worst(codes: Iterable[int]) -> int:
     return max(codes, key=lambda code: SEVERITY.index(code) if code in SEVERITY else len(SEVERITY), default=OK)
 
 
+DEBUG = "PITHTEX_DEBUG"  # the environment variable that adds the traceback to an error's line
+
+
 def bug_message(exc: BaseException) -> str:
     """The line for an exception nobody foresaw (exit 70): a bug of ours, said as one, never as
     bad input; the command line and each batch worker say it alike."""
     return (f"internal error, this is a bug in pithtex: {type(exc).__name__}: {exc} "
-            "(please report it; PITHTEX_DEBUG=1 shows the traceback)")
+            f"(please report it; {DEBUG}=1 shows the traceback)")
 
 
 class PithError(Exception):

@@ -240,3 +240,17 @@ def test_arxivs_stamp_band_has_one_home():
         assert not re.search(r"\b\d+(\.\d+)?(\s|\\,)?bp\b", path.read_text(encoding="utf-8")), path
     assert f"{{ {brand.ARXIV_BAND + 1:g}bp - 1in - \\tex_hoffset:D" in render_sty()
     assert seen.STAMP_BAND == brand.ARXIV_BAND + seen.STAMP_SLACK
+
+
+def test_the_debug_switch_the_sample_number_and_the_verified_detail_are_written_once():
+    """PITHTEX_DEBUG (the command line and a batch's worker read it, the bug line names it),
+    the sample number (the manual's examples, the sample badges) and a verified badge's detail
+    each have one home."""
+    strings = _code_strings()
+
+    def where(pred) -> set[str]:
+        return {m for m, _line, v in strings if pred(v)}
+
+    assert where(lambda v: "PITHTEX_DEBUG" in v) == {"pithtex/errors.py"}
+    assert where(lambda v: v == brand.SAMPLE_BODY) == {"pithtex/brand.py"}
+    assert where(lambda v: v.startswith("hash and signature by")) == {"pithtex/web/badge.py"}

@@ -78,7 +78,7 @@ def report_error(message: str, code: int, as_json: bool, exc: BaseException | No
                   prefix: str = "pithtex: ") -> int:
     """One line on stderr (after the traceback under PITHTEX_DEBUG=1); with --json also
     {"error", "exit_code"} on stdout, unless the command already printed its JSON report."""
-    if exc is not None and os.environ.get("PITHTEX_DEBUG"):
+    if exc is not None and os.environ.get(errors.DEBUG):
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)

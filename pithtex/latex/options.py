@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import brand
 
-EXAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+EXAMPLE_BODY = brand.SAMPLE_BODY
 
 
 @dataclass(frozen=True)

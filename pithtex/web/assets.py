@@ -32,8 +32,6 @@ MODULE_NAME = "pith-badge.mjs"
 NPM_NAME = "pith-badge"
 WEB_DIR = Path("web")
 CDN_URL = "https://cdn.jsdelivr.net/npm/{name}@{version}/dist/{file}"
-# A sample number for the rendered sample badges: the seed record's.
-SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 # What the element may show in its message segment besides base32 (while resolving, or bad input).
 _MESSAGE_EXTRA = "arXiv?"
 # A record signed by a key the page added (not the registry's) is verified in another colour,
@@ -223,7 +221,7 @@ def render_web_assets(dest: Path) -> list[Path]:
     """Write pith-badge.js, the ES module, an example embed page and sample badge SVGs into `dest`."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    number = PithNumber(SAMPLE_BODY)
+    number = PithNumber(brand.SAMPLE_BODY)
     files = {SCRIPT_NAME: render_script(), MODULE_NAME: render_script(module=True)}
     for theme in brand.THEMES:
         files[badge.image_name(number, theme)] = badge.svg(number, None, theme)
