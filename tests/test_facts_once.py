@@ -254,3 +254,6 @@ def test_the_debug_switch_the_sample_number_and_the_verified_detail_are_written_
     assert where(lambda v: "PITHTEX_DEBUG" in v) == {"pithtex/errors.py"}
     assert where(lambda v: v == brand.SAMPLE_BODY) == {"pithtex/brand.py"}
     assert where(lambda v: v.startswith("hash and signature by")) == {"pithtex/web/badge.py"}
+    # the options several commands share: one name, help and conversion each
+    assert where(lambda v: v.startswith("the password of an encrypted PDF")) == {"pithtex/cli/options.py"}
+    assert where(lambda v: v == "--base-url") == {"pithtex/cli/options.py"}

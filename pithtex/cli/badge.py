@@ -7,7 +7,7 @@ from pathlib import Path
 from .. import brand
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, help_text, report_stale, warn_refused
-from .parsing import add_resolver_options
+from .options import add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace

@@ -77,14 +77,6 @@ def add_command(subparsers: Subparsers, name: str, help: str, description: str,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def add_resolver_options(parser: argparse.ArgumentParser) -> None:
-    """--base-url and --keys, said once for every command that asks the resolver."""
-    from ..brand import BASE_URL
-
-    parser.add_argument("--base-url", metavar="URL", help=f"the resolver (default $PITH_BASE_URL or {BASE_URL})")
-    parser.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
-
-
 def help_text(command: str) -> str:
     """A command's epilog (examples and what its verdicts mean), kept in pithtex/data/help-COMMAND.txt."""
     from pathlib import Path

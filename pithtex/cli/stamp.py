@@ -6,7 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, emit_json, report_stale, warn_refused
-from .parsing import add_resolver_options
+from .options import add_password, add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -62,7 +62,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace a different number; allow badge/attachment on signed or PDF/A files; "
                    "let --revert drop updates made after pithtex's")
-    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
+    add_password(p)
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
     add_resolver_options(p)
@@ -79,10 +79,9 @@ def run(args: Namespace) -> int:
     by_name = args.number is None and args.record is None and not args.revert
     plan_stamp = (Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
                   if by_name else stamping.plan_stamp)
-    password = args.password.encode("utf-8") if args.password is not None else None
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
-                      force=args.force, password=password, revert=args.revert, jobs=args.jobs)
+                      force=args.force, password=args.password, revert=args.revert, jobs=args.jobs)
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)

@@ -6,7 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, help_text, warn_refused
-from .parsing import add_resolver_options
+from .options import add_password, add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -33,7 +33,7 @@ def register(subparsers: Subparsers) -> None:
                          "PDF from the resolver (the default for those)")
     network.add_argument("--offline", action="store_true",
                          help="for a Pith Number, arXiv id or PDF: use only the cached record; never the network")
-    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
+    add_password(p)
     p.add_argument("--record", metavar="FILE", help="for a PDF: check it against this record file instead of "
                    "fetching its record")
     p.add_argument("--save", metavar="FILE", help="write the record to FILE, only when it verified (the file "
@@ -54,7 +54,7 @@ def run(args: Namespace) -> int:
     if args.save:
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
-    password = args.password.encode("utf-8") if args.password else None
+    password = args.password
     if len(args.file) > 1 or Path(args.file[0]).is_dir():
         if args.record or args.save or args.number or args.title:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
