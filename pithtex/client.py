@@ -1,9 +1,12 @@
-"""The use-cases: what the command line does, as functions a Python user calls the same way.
+"""The Client: what the command line does, as methods a Python user calls the same way, with
+what every verification shares (keys, resolver, offline, time-out, cache) held once.
 
-Each returns a typed result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s
-start-up needs; `dataclasses` would import `inspect` and friends) and raises one of
-`pithtex.errors`' classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these and prints.
-docs/library.md shows them by example.
+Beside it, one subject a room: target.py (what an argument names), stamping.py (plans and
+runs stamps, given a verify function), the worker pool (many files). Each returns a typed
+result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s start-up needs;
+`dataclasses` would import `inspect` and friends) and raises one of `pithtex.errors`'
+classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these
+and prints. docs/library.md shows them by example.
 """
 
 from __future__ import annotations
