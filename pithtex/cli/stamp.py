@@ -72,13 +72,14 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: Namespace) -> int:
     from .. import stamping
-    from ..client import Client
     from ..safetext import line
 
-    # Only a stamp by name checks a record: a numbered one never loads the keys and their crypto.
-    by_name = args.number is None and args.record is None and not args.revert
-    plan_stamp = (Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
-                  if by_name else stamping.plan_stamp)
+    # Only a stamp by name checks a record: a numbered one never loads the client, keys or crypto.
+    plan_stamp = stamping.plan_stamp
+    if args.number is None and args.record is None and not args.revert:
+        from ..client import Client
+
+        plan_stamp = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
                       force=args.force, password=args.password, revert=args.revert, jobs=args.jobs)
