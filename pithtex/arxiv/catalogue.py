@@ -119,6 +119,10 @@ FILES_TOO_LARGE = Rule(
     "files-too-large", E, "a step added more than 20 times the output cap to the files of its folder and "
     "was stopped", "look for a macro that calls itself while writing to a file (\\openout, \\write): it "
     "never ends")
+MEMORY_TOO_LARGE = Rule(
+    "memory-too-large", E, "a step (TeX, dvips, ps2pdf) asked for more memory than its limit (2 GB of "
+    "address space) and ended", "look for PostScript (a \\special or an EPS figure) that allocates in a "
+    "loop: it never ends")
 COMPILE_TIMEOUT = Rule(
     "compile-timeout", E, "a TeX run did not end within the time limit (--timeout)",
     "look for a loop in the macros, or raise --timeout")

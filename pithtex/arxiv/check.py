@@ -29,6 +29,7 @@ from .catalogue import (
     FILES_TOO_LARGE,
     FOLLOW_ON_ERRORS,
     LOG_TOO_LARGE,
+    MEMORY_TOO_LARGE,
     MISSING_CHARACTER,
     PITH_FILE_UNCHECKED,
     SEVERAL_MAIN_FILES,
@@ -220,14 +221,12 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
     if run.timed_out:
         out.append(error(COMPILE_TIMEOUT, f"{r}: stopped after the time limit (run {run.runs})",
                          COMPILE_TIMEOUT.fix, upload.main, route=r))
-    if run.failed_step and not run.log_too_large:
-        lines = run.step_output.strip().splitlines()
-        # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
-        said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
-        out.append(error(COMPILE_ERROR, f"{r}: {run.failed_step} failed: {said}",
-                         "run that step yourself and read its output; often an EPS figure or a "
-                         "PostScript \\special that is not valid PostScript",
+    if run.out_of_memory:
+        out.append(error(MEMORY_TOO_LARGE, f"{r}: {run.failed_step} asked for more than its "
+                         f"{_mb(limits.memory)} of memory and ended", MEMORY_TOO_LARGE.fix,
                          upload.main, route=r))
+    elif run.failed_step and not run.log_too_large:
+        out.append(_step_failed(run, upload))
     formats = _figure_format(run, upload)
     out += formats
     errors, follow_on = _new_errors(run, reported | {d.subject for d in formats if d.subject})
@@ -256,6 +255,23 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
         out.append(warning(MISSING_CHARACTER, f"{r}: {len(facts.missing_characters)} characters missing from "
                            f"fonts, e.g. {facts.missing_characters[0]}", MISSING_CHARACTER.fix, upload.main, route=r))
     return out
+
+
+def _step_failed(run: sandbox.RouteRun, upload: Upload) -> Diagnostic:
+    """dvips or ps2pdf failed: what its output says, in one line."""
+    lines = run.step_output.strip().splitlines()
+    # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
+    said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
+    fix = ("run that step yourself and read its output; often an EPS figure or a PostScript \\special "
+           "that is not valid PostScript")
+    if "/invalidfileaccess" in said:
+        # -dSAFER lets PostScript open files in the check's own folders only; on arXiv, whatever it
+        # opens is arXiv's, never the author's files: a paper needs no such file to print.
+        said = ("the PostScript (a \\special or an EPS figure) opens a file outside the paper's folder, which "
+                f"the sandbox refuses ({said})")
+        fix = "remove the PostScript that opens files ((name) (w) file, deletefile, renamefile)"
+    return error(COMPILE_ERROR, f"{run.route}: {run.failed_step} failed: {said}", fix, upload.main,
+                 route=run.route)
 
 
 def _new_errors(run: sandbox.RouteRun, reported: set[str]) -> tuple[list[LogError], int]:
