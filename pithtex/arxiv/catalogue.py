@@ -26,8 +26,11 @@ class Rule:
     meaning: str
     fix: str
     # An error of this rule loses pith's badge or metadata while arXiv still compiles the
-    # paper: the verdict then says "loses pith metadata" rather than "would fail on arXiv".
+    # paper: the verdict then names that fault (`says`) rather than "would fail on arXiv".
     metadata: bool = False
+    # The fault in the verdict's words: "badge misplaced" where Info and XMP are there and only
+    # the badge's place is wrong (the verdict once said "loses pith metadata" for it).
+    says: str = "loses pith metadata"
 
     @property
     def severity(self) -> str:
@@ -158,10 +161,11 @@ PDF_NUMBER_MISMATCH = Rule(
 PDF_NO_BADGE_LINK = Rule(
     "pdf-no-badge-link", EW, "the badge's page has no link to the number's page; a warning with "
     "badge=manual, whose badge may sit on a later page",
-    "make sure \\pithnumber is set before \\maketitle and the current pith.sty is uploaded", metadata=True)
+    "make sure \\pithnumber is set before \\maketitle and the current pith.sty is uploaded", metadata=True,
+    says="badge missing")
 PDF_LEFT_BAND = Rule(
     "pdf-left-band", E, "a pith link on page 1 starts inside the left margin band where arXiv stamps its "
-    "identifier", "move the badge away from the left margin", metadata=True)
+    "identifier", "move the badge away from the left margin", metadata=True, says="badge misplaced")
 PITH_BADGE_FALLBACK = Rule(
     "pith-badge-fallback", W, "pith found no title block before the first page was shipped out: the badge "
     "is where pith's fallback puts it on that page, not under a title it recognised (where that is, "
@@ -174,14 +178,14 @@ PITH_BADGE_OFF_PAGE = Rule(
     "pith-badge-off-page", E, "the badge's text or its link lies outside the page's visible box (the MediaBox "
     "within the CropBox): nobody sees it or can click it", "update pith.sty (pithtex sty --force); if the "
     "class still moves it off the page, set badge=manual and write \\pithbadge at the end of the title block",
-    metadata=True)
+    metadata=True, says="badge misplaced")
 PITH_BADGE_MISPLACED = Rule(
     "pith-badge-misplaced", EW, "the badge is not right under the title as the page shows it: above the "
     "title, not aligned with it, over other text, or on another page than the title (a warning for a "
     "\\pithbadge the author placed, unless it covers text)",
     "update pith.sty (pithtex sty --force); otherwise set badge=manual and end the title block with the badge: "
     "\\date{\\today\\\\ \\pithbadge} (this works where \\maketitle ends with a page break too)",
-    metadata=True)
+    metadata=True, says="badge misplaced")
 
 # In the order of the table in docs/arxiv-rules.md.
 RULES: tuple[Rule, ...] = tuple(v for v in dict(globals()).values() if isinstance(v, Rule))

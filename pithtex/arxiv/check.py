@@ -21,6 +21,7 @@ from ..errors import PithError
 from ..value import TYPE_CHECKING
 from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
 from .catalogue import (
+    BBL_MISSING,
     BUILD_PRODUCTS,
     COMPILE_ERROR,
     COMPILE_TIMEOUT,
@@ -31,6 +32,7 @@ from .catalogue import (
     LOG_TOO_LARGE,
     MEMORY_TOO_LARGE,
     MISSING_CHARACTER,
+    PACKAGE_MISSING,
     PITH_FILE_UNCHECKED,
     SEVERAL_MAIN_FILES,
     UNDEFINED_CITATION,
@@ -169,12 +171,32 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
         finally:
             with sandbox.sigint_deferred():  # a second Ctrl-C waits for the stopped workers
                 pool.shutdown(wait=True, cancel_futures=True)
-    result = Result(upload, engine, auto_route, [o[0] for o in outcomes], diags, facts)
+    result = Result(upload, engine, auto_route, [o[0] for o in outcomes], _read_by_the_compile(diags, outcomes),
+                    facts)
     for run, pdf_facts, found in outcomes:
         result.diagnostics += found
         if pdf_facts is not None:
             result.route_facts[run.route] = pdf_facts
     return result
+
+
+def _read_by_the_compile(diags: list[Diagnostic], outcomes: list[tuple[sandbox.RouteRun, Any, Any]],
+                         ) -> list[Diagnostic]:
+    """The static findings, less those the compiles show false. The source text is read without
+    its conditionals, so a paper with an inline thebibliography and an \\addbibresource in a
+    biblatex branch it switches off was told `bbl-missing`: that goes when every compile that
+    ended cleanly read no bibliography database (and one did). A `package-missing` goes when
+    every route compiled without an error: TeX stops at a package it cannot find, so the paper
+    never loads it (it sits in a branch the paper switches off, or behind \\IfFileExists)."""
+    runs = [run for run, _, _ in outcomes]
+    said = [sandbox.reads_bibliography(run) for run in runs]
+    drop = set()
+    if not any(said) and any(s is False for s in said):
+        drop.add(BBL_MISSING.id)
+    if runs and all(run.pdf is not None and not run.failed_step and reads is not None
+                    for run, reads in zip(runs, said, strict=True)):
+        drop.add(PACKAGE_MISSING.id)
+    return [d for d in diags if d.rule not in drop]
 
 
 def _upload_notes(upload: Upload) -> list[Diagnostic]:

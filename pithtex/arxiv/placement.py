@@ -5,7 +5,13 @@ inside the page's visible box and measures from its top left; the link rectangle
 the PDF (pithtex.pdf.facts). The title is found on the page itself: its largest text in the
 top part. The badge passes when its text and its link are both on the visible page, below
 the title, aligned with the title's lines (centred under them, or flush with their left or
-right edge) and over no other word. Everything here is pure: sandbox.py runs pdftotext.
+right edge), over no other word, and above what follows the title block as a reader sees it:
+not below the body's first heading, not under the footnotes, not inside a block of text (an
+abstract's paragraphs above and below it). Everything here is pure: sandbox.py runs pdftotext.
+
+The abstract itself may lie above the badge: classes whose \\maketitle sets it (amsart,
+revtex, cas-dc, acmart's one-column formats) end their title block with it, and pith puts
+the badge there (docs/latex.md, "Placement").
 """
 
 from __future__ import annotations
@@ -31,6 +37,19 @@ TITLE_SHARE = 0.92
 # arXiv's stamp band on the left of page 1 (pdf/facts.py ARXIV_BAND): a flush-left badge under a
 # title that starts inside it sits just right of it.
 BAND = 40.0
+
+# Two lines belong to one block of text when their type sizes differ by no more than this (pt),
+# their edges by no more than EDGE_SLACK, and the gap between them is at most BLOCK_GAP of a line.
+SIZE_SLACK = 0.3
+EDGE_SLACK = 1.5
+BLOCK_GAP = 0.8
+# The body's first heading: "Introduction", numbered or not ("1", "1.", "I." in IEEE's small
+# capitals, which pdftotext splits into "I NTRODUCTION"), also run in ("1. Introduction. The ...").
+_FIRST_HEADING = re.compile(r"^((?:\d+|[ivx]+)\.?)?introduction")
+# A footnote starts with its mark: a symbol, or a number or letter set small.
+_FOOTNOTE_MARKS = "*†‡§¶‖"
+# Footnotes are set smaller than the body: at most this share of the page's usual type size.
+FOOTNOTE_SHARE = 0.9
 
 _LINE = re.compile(r'<line xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">(.*?)</line>',
                    re.S)
@@ -206,7 +225,99 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
         # to being below the page's first text or its largest line)
         faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
                       f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
+    if title_box:
+        faults += what_follows(page, needle, badge, title_box)
     return Verdict(badge, title_box, text, tuple(faults), link_off_page)
+
+
+def what_follows(page: Page, needle: str, badge: Box, title: Box) -> list[str]:
+    """What a reader finds wrong with the badge's place below the title block: it is below the
+    body's first heading, under the footnotes, or inside a block of text (between two parts of
+    one abstract, say). [] when none of these."""
+    lines = [ln for ln in _ordered(page, needle) if ln.box[1] >= title[3] - 1]
+    above = [ln for ln in lines if ln.box[3] <= badge[1] + 1]
+    faults = []
+    heading = next((ln for ln in above if is_first_heading(ln)), None)
+    if heading:
+        faults.append(f"it is below the start of the body text ({_short(heading.text)!r})")
+    notes = footnotes(page, needle)
+    if notes and notes[0].box[1] < badge[1] and not heading:
+        faults.append(f"it lies under the footnotes ({_short(notes[0].text)!r})")
+    split = inside_block(lines, badge)
+    if split:
+        faults.append(f"it lies inside a block of text, between {_short(split[0].text)!r} and "
+                      f"{_short(split[1].text)!r}")
+    return faults
+
+
+def is_first_heading(line: Line) -> bool:
+    """The body's first heading: "Introduction" numbered (also run in, with its paragraph on the
+    line), or alone on its line (not a sentence of the abstract that starts with the word)."""
+    m = _FIRST_HEADING.match("".join(line.text.split()).casefold())
+    return m is not None and (m[1] is not None or len(line.words) <= 3)
+
+
+def body_size(page: Page) -> float:
+    """The page's usual type size: the median height of its words."""
+    heights = sorted(w.box[3] - w.box[1] for ln in page.lines for w in ln.words)
+    return heights[len(heights) // 2] if heights else 0.0
+
+
+def footnotes(page: Page, needle: str) -> list[Line]:
+    """The footnotes at the page's foot, top first: in its lower half, set smaller than the body,
+    from the first line that starts with a footnote mark down (the page number below them is
+    not told apart: it only ever lies lower)."""
+    size = body_size(page)
+    low = [ln for ln in _ordered(page, needle) if ln.box[1] > page.height / 2]
+    for i, ln in enumerate(low):
+        if ln.height <= size * FOOTNOTE_SHARE and _starts_with_mark(ln):
+            return low[i:]
+    return []
+
+
+def _starts_with_mark(line: Line) -> bool:
+    first = line.words[0]
+    if first.text[:1] in _FOOTNOTE_MARKS:
+        return True
+    # A superscript number or letter: shorter than the words after it, and raised.
+    rest = line.words[1:]
+    return bool(rest) and len(first.text) <= 2 and first.text.isalnum() and (
+        first.box[3] - first.box[1] < 0.8 * (rest[0].box[3] - rest[0].box[1]))
+
+
+def inside_block(lines: list[Line], badge: Box) -> tuple[Line, Line] | None:
+    """The two lines of one block of text the badge lies between: two lines or more of one size
+    just above it and just below it, with the same left and right edges (the block's paragraphs
+    above and below the badge). None when the badge is not inside such a block."""
+    def beside(ln: Line) -> bool:
+        return ln.box[0] < badge[2] and badge[0] < ln.box[2]
+
+    up = _run([ln for ln in reversed(lines) if ln.box[3] <= badge[1] + 1 and beside(ln)])
+    down = _run([ln for ln in lines if ln.box[1] >= badge[3] - 1 and beside(ln)])
+    if len(up) < 2 or len(down) < 2:
+        return None
+    a, b = up[0], down[0]
+    edges = (min(ln.box[0] for ln in up), max(ln.box[2] for ln in up),
+             min(ln.box[0] for ln in down), max(ln.box[2] for ln in down))
+    same = (abs(a.height - b.height) <= SIZE_SLACK and abs(edges[0] - edges[2]) <= EDGE_SLACK
+            and abs(edges[1] - edges[3]) <= EDGE_SLACK)
+    near = b.box[1] - a.box[3] <= (badge[3] - badge[1]) + 4 * max(a.height, b.height)
+    return (a, b) if same and near else None
+
+
+def _run(lines: list[Line]) -> list[Line]:
+    """The lines of one block from the first of `lines` on (nearest to the badge first): each of
+    the first's size and within BLOCK_GAP of a line of the last."""
+    if not lines:
+        return []
+    run = [lines[0]]
+    for ln in lines[1:]:
+        last = run[-1]
+        gap = max(ln.box[1] - last.box[3], last.box[1] - ln.box[3])
+        if abs(ln.height - last.height) > SIZE_SLACK or gap > BLOCK_GAP * last.height:
+            break
+        run.append(ln)
+    return run
 
 
 def aligned(badge: Box, lines: list[Box]) -> bool:

@@ -81,14 +81,14 @@ def verdict(check: Check) -> str:
                                                           if len(check.papers) > 1 else "")
         each = "each " if len(check.papers) > 1 else ""
         return f"{each}arXiv-safe on {routes}{tail}"
-    return _failure(diagnostics)
+    return failure(diagnostics)
 
 
 def _paper_verdict(result: Result) -> str:
     if result.ok:
         return f"arXiv-safe on {', '.join(r.route for r in result.runs)}" + (
             "; pith badge and metadata intact" if _intact(result) else "")
-    return _failure(result.diagnostics)
+    return failure(result.diagnostics)
 
 
 def _intact(result: Result) -> bool:
@@ -97,11 +97,16 @@ def _intact(result: Result) -> bool:
     return bool(f.uses_pith and f.number and f.metadata and f.badge != "none" and not withheld)
 
 
-def _failure(diagnostics: list[Diagnostic]) -> str:
-    errors = sum(d.severity == ERROR for d in diagnostics)
-    metadata_only = all(BY_ID[d.rule].metadata for d in diagnostics if d.severity == ERROR)
-    what = "loses pith metadata" if metadata_only else "would fail on arXiv"
-    return f"{what} ({errors} error{'s' if errors != 1 else ''})"
+def failure(diagnostics: list[Diagnostic]) -> str:
+    """The verdict when there are errors: "would fail on arXiv" when one of them stops arXiv's
+    compile; otherwise the pith faults they are, in words ("badge misplaced" when Info and XMP
+    are there and only the badge's place is wrong; "loses pith metadata" ...)."""
+    errors = [BY_ID[d.rule] for d in diagnostics if d.severity == ERROR]
+    if all(rule.metadata for rule in errors):
+        what = " and ".join(dict.fromkeys(rule.says for rule in errors))
+    else:
+        what = "would fail on arXiv"
+    return f"{what} ({len(errors)} error{'s' if len(errors) != 1 else ''})"
 
 
 def human(check: Check) -> str:

@@ -234,6 +234,22 @@ def pith_marks(aux: Path) -> list[bytes]:
         return sorted(line for line in f.read(LOG_READ_LIMIT).splitlines() if line.startswith(b"\\pith@"))
 
 
+def reads_bibliography(run: RouteRun) -> bool | None:
+    """Whether the compiled paper asks for a bibliography database, from what its last TeX run
+    wrote: BibTeX's `\\bibdata` in an .aux (natbib, the kernel's \\bibliography, biblatex's
+    bibtex backend) or a data source in biblatex's .bcf (Biber). None when the run did not end
+    cleanly, so it cannot tell. An \\addbibresource in a branch the paper switches off, beside an
+    inline thebibliography, asks for none (the source text alone said it did)."""
+    if run.runs == 0 or run.timed_out or run.log_too_large or run.log.errors:
+        return None
+    for path in (*run.workdir.rglob("*.aux"), *run.workdir.rglob("*.bcf")):
+        with path.open("rb") as f:
+            text = f.read(LOG_READ_LIMIT)
+        if b"\\bibdata{" in text or b"<bcf:datasource" in text:
+            return True
+    return False
+
+
 def _tex_runs(run: RouteRun, engine: str, upload: Upload, limits: Limits, seeded: bool = False) -> None:
     aux = run.workdir / f"{upload.jobname}.aux"
     previous = hashlib.sha256(aux.read_bytes()).hexdigest() if seeded and aux.is_file() else None
