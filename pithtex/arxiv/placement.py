@@ -237,12 +237,12 @@ def what_follows(page: Page, needle: str, badge: Box, title: Box) -> list[str]:
     lines = [ln for ln in _ordered(page, needle) if ln.box[1] >= title[3] - 1]
     above = [ln for ln in lines if ln.box[3] <= badge[1] + 1]
     faults = []
+    notes = footnotes(page, needle)
+    if notes and notes[0].box[1] < badge[1]:
+        faults.append(f"it lies under the footnotes ({_short(notes[0].text)!r})")
     heading = next((ln for ln in above if is_first_heading(ln)), None)
     if heading:
         faults.append(f"it is below the start of the body text ({_short(heading.text)!r})")
-    notes = footnotes(page, needle)
-    if notes and notes[0].box[1] < badge[1] and not heading:
-        faults.append(f"it lies under the footnotes ({_short(notes[0].text)!r})")
     split = inside_block(lines, badge)
     if split:
         faults.append(f"it lies inside a block of text, between {_short(split[0].text)!r} and "
@@ -264,14 +264,24 @@ def body_size(page: Page) -> float:
 
 
 def footnotes(page: Page, needle: str) -> list[Line]:
-    """The footnotes at the page's foot, top first: in its lower half, set smaller than the body,
-    from the first line that starts with a footnote mark down (the page number below them is
-    not told apart: it only ever lies lower)."""
+    """The footnotes at the page's foot, top first: in its lower half, from the first line that
+    starts with a footnote mark down to the foot, every line set smaller than the body (but a
+    page number at the very end). A title page's small affiliations with their marks, above
+    the date at the body's size, are not footnotes."""
     size = body_size(page)
     low = [ln for ln in _ordered(page, needle) if ln.box[1] > page.height / 2]
+
+    def small(ln: Line) -> bool:
+        return ln.height <= size * FOOTNOTE_SHARE
+
     for i, ln in enumerate(low):
-        if ln.height <= size * FOOTNOTE_SHARE and _starts_with_mark(ln):
-            return low[i:]
+        if small(ln) and _starts_with_mark(ln):
+            rest = low[i:]
+            last = rest[-1]
+            folio = len(rest) > 1 and len(last.text) <= 4 and last.text.strip().isalnum()
+            if all(small(x) for x in (rest[:-1] if folio else rest)):
+                return rest
+            return []
     return []
 
 
