@@ -47,8 +47,8 @@ BLOCK_GAP = 0.8
 # capitals, which pdftotext splits into "I NTRODUCTION"), also run in ("1. Introduction. The ...").
 _FIRST_HEADING = re.compile(r"^((?:\d+|[ivx]+)\.?)?introduction")
 # A footnote starts with its mark: a symbol, or a number or letter set small.
-_FOOTNOTE_MARKS = "*†‡§¶‖"
-# Footnotes are set smaller than the body: at most this share of the page's usual type size.
+_FOOTNOTE_MARKS = "*∗⋆†‡§¶‖"
+# Footnotes are set smaller than the text above them: at most this share of its size.
 FOOTNOTE_SHARE = 0.9
 
 _LINE = re.compile(r'<line xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">(.*?)</line>',
@@ -257,31 +257,21 @@ def is_first_heading(line: Line) -> bool:
     return m is not None and (m[1] is not None or len(line.words) <= 3)
 
 
-def body_size(page: Page) -> float:
-    """The page's usual type size: the median height of its words."""
-    heights = sorted(w.box[3] - w.box[1] for ln in page.lines for w in ln.words)
-    return heights[len(heights) // 2] if heights else 0.0
-
-
 def footnotes(page: Page, needle: str) -> list[Line]:
     """The footnotes at the page's foot, top first: in its lower half, from the first line that
-    starts with a footnote mark down to the foot, every line set smaller than the body (but a
-    page number at the very end). A title page's small affiliations with their marks, above
-    the date at the body's size, are not footnotes."""
-    size = body_size(page)
-    low = [ln for ln in _ordered(page, needle) if ln.box[1] > page.height / 2]
-
-    def small(ln: Line) -> bool:
-        return ln.height <= size * FOOTNOTE_SHARE
-
-    for i, ln in enumerate(low):
-        if small(ln) and _starts_with_mark(ln):
-            rest = low[i:]
-            last = rest[-1]
-            folio = len(rest) > 1 and len(last.text) <= 4 and last.text.strip().isalnum()
-            if all(small(x) for x in (rest[:-1] if folio else rest)):
-                return rest
-            return []
+    starts with a footnote mark down to the foot, every line set smaller than the text just
+    above them (but a page number at the very end). A title page's small affiliations with their
+    marks, above the date set larger, are not footnotes."""
+    lines = _ordered(page, needle)
+    for i, ln in enumerate(lines):
+        if i == 0 or ln.box[1] <= page.height / 2 or not _starts_with_mark(ln):
+            continue
+        size = lines[i - 1].height
+        rest = lines[i:]
+        folio = len(rest) > 1 and len(rest[-1].text) <= 4 and rest[-1].text.strip().isalnum()
+        if all(x.height <= size * FOOTNOTE_SHARE for x in (rest[:-1] if folio else rest)):
+            return rest
+        return []
     return []
 
 

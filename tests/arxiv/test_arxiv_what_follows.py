@@ -83,11 +83,13 @@ def test_the_verdict_names_each_pith_fault_in_words():
     assert said(PITH_BADGE_MISPLACED, COMPILE_ERROR) == "would fail on arXiv (2 errors)"
 
 
-def test_footnotes_below_pith_own_badge_are_fine(tmp_path: Path):
+@pytest.mark.parametrize("option", ["", "titlepage"])
+def test_footnotes_below_pith_own_badge_are_fine(option: str, tmp_path: Path):
     # The same \thanks-heavy title block, the badge where pith puts it: under the title block,
-    # above the abstract, the footnotes far below.
+    # above the abstract (on a title page: under the date), the footnotes far below.
     folder = tmp_path / "thanks"
-    write_doc(folder, HEAD.replace("BADGE", "title") + "\\begin{document}\n\\maketitle\n\\begin{abstract}\n"
+    head = HEAD.replace("BADGE", "title").replace("{article}", f"[{option}]{{article}}")
+    write_doc(folder, head + "\\begin{document}\n\\maketitle\n\\begin{abstract}\n"
               + ABSTRACT + "\n\\end{abstract}\n\\section{Introduction}\n" + PROSE + "\n\\end{document}\n")
     shutil.copy(ROOT / "latex" / "pith.sty", folder / "pith.sty")
     p = pithtex_cli("check", str(folder), "--json", timeout=300)
