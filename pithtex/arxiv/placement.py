@@ -46,6 +46,9 @@ BLOCK_GAP = 0.8
 # The body's first heading: "Introduction", numbered or not ("1", "1.", "I." in IEEE's small
 # capitals, which pdftotext splits into "I NTRODUCTION"), also run in ("1. Introduction. The ...").
 _FIRST_HEADING = re.compile(r"^((?:\d+|[ivx]+)\.?)?introduction")
+# What starts the part after the title block, in the words classes head it with.
+_HEADINGS = ("abstract", "summary", "synopsis", "keywords", "key words", "index terms", "contents", "résumé",
+             "zusammenfassung", "acm reference format", "ccs concepts")
 # A footnote starts with its mark: a symbol, or a number or letter set small.
 _FOOTNOTE_MARKS = "*∗⋆†‡§¶‖"
 # Footnotes are set smaller than the text above them: at most this share of its size.
@@ -226,14 +229,16 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
         faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
                       f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
     if title_box:
-        faults += what_follows(page, needle, badge, title_box)
+        faults += what_follows(page, needle, badge, [ln.box for ln in title])
     return Verdict(badge, title_box, text, tuple(faults), link_off_page)
 
 
-def what_follows(page: Page, needle: str, badge: Box, title: Box) -> list[str]:
-    """What a reader finds wrong with the badge's place below the title block: it is below the
-    body's first heading, under the footnotes, or inside a block of text (between two parts of
+def what_follows(page: Page, needle: str, badge: Box, title_lines: list[Box]) -> list[str]:
+    """What a reader finds wrong with the badge's place below the title (`title_lines`: its lines'
+    boxes): it is below the body's first heading, under the footnotes, above a line of the title
+    block (between the title and its authors), or inside a block of text (between two parts of
     one abstract, say). [] when none of these."""
+    title = union(title_lines)
     lines = [ln for ln in _ordered(page, needle) if ln.box[1] >= title[3] - 1]
     above = [ln for ln in lines if ln.box[3] <= badge[1] + 1]
     faults = []
@@ -243,6 +248,10 @@ def what_follows(page: Page, needle: str, badge: Box, title: Box) -> list[str]:
     heading = next((ln for ln in above if is_first_heading(ln)), None)
     if heading:
         faults.append(f"it is below the start of the body text ({_short(heading.text)!r})")
+    block_line = title_block_below(lines, badge, title_lines)
+    if block_line:
+        faults.append(f"it is not below the title block's last line: {_short(block_line.text)!r}, set as the "
+                      "title is, comes after it")
     split = inside_block(lines, badge)
     if split:
         faults.append(f"it lies inside a block of text, between {_short(split[0].text)!r} and "
@@ -283,6 +292,26 @@ def _starts_with_mark(line: Line) -> bool:
     rest = line.words[1:]
     return bool(rest) and len(first.text) <= 2 and first.text.isalnum() and (
         first.box[3] - first.box[1] < 0.8 * (rest[0].box[3] - rest[0].box[1]))
+
+
+def title_block_below(lines: list[Line], badge: Box, title_lines: list[Box]) -> Line | None:
+    """The line just below the badge when it belongs to the title block: within a few lines'
+    height of the badge, set as the title is (centred on its axis, or flush with its edge), and
+    neither a heading ("Abstract", "Keywords", the body's first), nor a block of text's first
+    line. None when the badge ends the block."""
+    x0, x1 = min(b[0] for b in title_lines), max(b[2] for b in title_lines)
+    below = [ln for ln in lines if ln.box[1] >= badge[3] - 1 and ln.box[0] < x1 and x0 < ln.box[2]]
+    if not below:
+        return None
+    line = below[0]
+    if line.box[1] - badge[3] > 3 * max(line.height, badge[3] - badge[1]):
+        return None
+    first = re.sub(r"\W+", " ", line.text.casefold()).strip()
+    if is_first_heading(line) or any(first.startswith(h) for h in _HEADINGS) or len(_run(below)) >= 2:
+        return None
+    # The row it is on (authors side by side are lines of their own), aligned as a whole.
+    row = [ln for ln in below if abs(ln.box[1] - line.box[1]) <= 2 and abs(ln.height - line.height) <= SIZE_SLACK]
+    return line if aligned(union([ln.box for ln in row]), title_lines) else None
 
 
 def inside_block(lines: list[Line], badge: Box) -> tuple[Line, Line] | None:

@@ -41,6 +41,11 @@ PAGES = {
     "inside a block of text": ("\\begin{document}\n\\maketitle\n\\begin{abstract}\nBackground: " + PROSE + "\n\n"
                                "\\noindent\\hfill\\pithbadge\\hfill\\null\n\nResults: " + ABSTRACT + "\n"
                                "\\end{abstract}\n\\section{Introduction}\n" + PROSE + "\n\\end{document}\n"),
+    # jinstpub: between the title and the authors
+    "not below the title block's last line": ("\\author{\\pithbadge\\\\[2ex] Ada Lovelace and Alan Turing}\n"
+                                              "\\begin{document}\n\\maketitle\n\\begin{abstract}\n" + ABSTRACT
+                                              + "\n\\end{abstract}\n\\section{Introduction}\n" + PROSE
+                                              + "\n\\end{document}\n"),
     # a badge in the body, below its first heading
     "below the start of the body text": ("\\begin{document}\n\\maketitle\n\\begin{abstract}\n" + ABSTRACT + "\n"
                                          "\\end{abstract}\n\\section{Introduction}\n" + PROSE + "\n\n"
