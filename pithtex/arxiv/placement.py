@@ -250,8 +250,8 @@ def what_follows(page: Page, needle: str, badge: Box, title_lines: list[Box]) ->
         faults.append(f"it is below the start of the body text ({_short(heading.text)!r})")
     block_line = title_block_below(lines, badge, title_lines)
     if block_line:
-        faults.append(f"it is not below the title block's last line: {_short(block_line.text)!r}, set as the "
-                      "title is, comes after it")
+        faults.append(f"it is not below the title block's last line: {_short(block_line.text)!r}, centred "
+                      "as the title is, comes after it")
     split = inside_block(lines, badge)
     if split:
         faults.append(f"it lies inside a block of text, between {_short(split[0].text)!r} and "
@@ -296,7 +296,7 @@ def _starts_with_mark(line: Line) -> bool:
 
 def title_block_below(lines: list[Line], badge: Box, title_lines: list[Box]) -> Line | None:
     """The line just below the badge when it belongs to the title block: within a few lines'
-    height of the badge, set as the title is (centred on its axis, or flush with its edge), and
+    height of the badge, centred as a centred title is, and
     neither a heading ("Abstract", "Keywords", the body's first), nor a block of text's first
     line. None when the badge ends the block."""
     x0, x1 = min(b[0] for b in title_lines), max(b[2] for b in title_lines)
@@ -309,9 +309,14 @@ def title_block_below(lines: list[Line], badge: Box, title_lines: list[Box]) -> 
     first = re.sub(r"\W+", " ", line.text.casefold()).strip()
     if is_first_heading(line) or any(first.startswith(h) for h in _HEADINGS) or len(_run(below)) >= 2:
         return None
-    # The row it is on (authors side by side are lines of their own), aligned as a whole.
-    row = [ln for ln in below if abs(ln.box[1] - line.box[1]) <= 2 and abs(ln.height - line.height) <= SIZE_SLACK]
-    return line if aligned(union([ln.box for ln in row]), title_lines) else None
+    # The row it is on (authors side by side are lines of their own), centred as the title is.
+    # Only centred: under a flush-left title the body's first line, not indented, is flush left
+    # too, and one line is no block to tell it by.
+    row = union([ln.box for ln in below if abs(ln.box[1] - line.box[1]) <= 2
+                 and abs(ln.height - line.height) <= SIZE_SLACK])
+    axis = (x0 + x1) / 2
+    centred = all(abs((b[0] + b[2]) / 2 - axis) <= ALIGN_SLACK for b in title_lines)
+    return line if centred and abs((row[0] + row[2]) / 2 - axis) <= ALIGN_SLACK else None
 
 
 def inside_block(lines: list[Line], badge: Box) -> tuple[Line, Line] | None:
