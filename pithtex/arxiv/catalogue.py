@@ -28,9 +28,14 @@ class Rule:
     # An error of this rule loses pith's badge or metadata while arXiv still compiles the
     # paper: the verdict then names that fault (`says`) rather than "would fail on arXiv".
     metadata: bool = False
-    # The fault in the verdict's words: "badge misplaced" where Info and XMP are there and only
-    # the badge's place is wrong (the verdict once said "loses pith metadata" for it).
-    says: str = "loses pith metadata"
+    # The fault in the verdict's words, when it is not "would fail on arXiv" (or, for the rules
+    # above, "loses pith metadata"): "badge misplaced" where Info and XMP are there and only the
+    # badge's place is wrong (the verdict once said "loses pith metadata" for it).
+    says: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return self.says or ("loses pith metadata" if self.metadata else "would fail on arXiv")
 
     @property
     def severity(self) -> str:
@@ -129,6 +134,11 @@ MEMORY_TOO_LARGE = Rule(
 COMPILE_TIMEOUT = Rule(
     "compile-timeout", E, "a TeX run did not end within the time limit (--timeout)",
     "look for a loop in the macros, or raise --timeout")
+POSTSCRIPT_FILE_ACCESS = Rule(
+    "postscript-file-access", E, "PostScript in the paper (a \\special or an EPS figure) opens a file outside "
+    "the paper's folder; the check's sandbox refuses it, so what arXiv's Ghostscript would make of it is "
+    "unknown", "remove the PostScript that opens files ((name) (w) file, deletefile, renamefile): a paper "
+    "needs none to print", says="PostScript opens files outside the paper's folder")
 COMPILE_ERROR = Rule(
     "compile-error", E, "the compile failed on a route: an error in TeX's log, a dvips or ps2pdf step that "
     "failed, or no PDF", "fix the first error first; the others often follow from it")

@@ -34,6 +34,7 @@ from .catalogue import (
     MISSING_CHARACTER,
     PACKAGE_MISSING,
     PITH_FILE_UNCHECKED,
+    POSTSCRIPT_FILE_ACCESS,
     SEVERAL_MAIN_FILES,
     UNDEFINED_CITATION,
     UNDEFINED_REFERENCE,
@@ -287,11 +288,11 @@ def _step_failed(run: sandbox.RouteRun, upload: Upload) -> Diagnostic:
     fix = ("run that step yourself and read its output; often an EPS figure or a PostScript \\special "
            "that is not valid PostScript")
     if "/invalidfileaccess" in said:
-        # -dSAFER lets PostScript open files in the check's own folders only; on arXiv, whatever it
-        # opens is arXiv's, never the author's files: a paper needs no such file to print.
-        said = ("the PostScript (a \\special or an EPS figure) opens a file outside the paper's folder, which "
-                f"the sandbox refuses ({said})")
-        fix = "remove the PostScript that opens files ((name) (w) file, deletefile, renamefile)"
+        # -dSAFER lets PostScript open files in the check's own folders only: what it would do on
+        # arXiv's machine is not known here, so no "would fail on arXiv" either.
+        return error(POSTSCRIPT_FILE_ACCESS, f"{run.route}: {run.failed_step} stopped: the PostScript (a "
+                     f"\\special or an EPS figure) opens a file outside the paper's folder, which the sandbox "
+                     f"refuses ({said})", POSTSCRIPT_FILE_ACCESS.fix, upload.main, route=run.route)
     return error(COMPILE_ERROR, f"{run.route}: {run.failed_step} failed: {said}", fix, upload.main,
                  route=run.route)
 

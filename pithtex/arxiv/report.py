@@ -99,13 +99,11 @@ def _intact(result: Result) -> bool:
 
 def failure(diagnostics: list[Diagnostic]) -> str:
     """The verdict when there are errors: "would fail on arXiv" when one of them stops arXiv's
-    compile; otherwise the pith faults they are, in words ("badge misplaced" when Info and XMP
-    are there and only the badge's place is wrong; "loses pith metadata" ...)."""
+    compile; otherwise the faults they are, in words ("badge misplaced" when Info and XMP are
+    there and only the badge's place is wrong; "loses pith metadata" ...)."""
     errors = [BY_ID[d.rule] for d in diagnostics if d.severity == ERROR]
-    if all(rule.metadata for rule in errors):
-        what = " and ".join(dict.fromkeys(rule.says for rule in errors))
-    else:
-        what = "would fail on arXiv"
+    words = list(dict.fromkeys(rule.verdict for rule in errors))
+    what = "would fail on arXiv" if "would fail on arXiv" in words else " and ".join(words)
     return f"{what} ({len(errors)} error{'s' if len(errors) != 1 else ''})"
 
 

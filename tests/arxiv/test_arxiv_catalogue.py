@@ -28,7 +28,7 @@ EXPECTED = [
     ("pith-number-missing", "error"), ("pith-number-macro", "warning"), ("pith-number-invalid", "error"),
     ("several-main-files", "warning"), ("pith-file-unchecked", "error"), ("build-products", "warning"),
     ("log-too-large", "error"), ("files-too-large", "error"), ("memory-too-large", "error"),
-    ("compile-timeout", "error"),
+    ("compile-timeout", "error"), ("postscript-file-access", "error"),
     ("compile-error", "error"), ("follow-on-errors", "warning"), ("figure-format", "error"),
     ("undefined-reference", "warning"), ("undefined-citation", "warning"), ("missing-character", "warning"),
     ("pdf-no-info", "error"), ("pdf-no-xmp", "error"), ("pdf-number-mismatch", "error"),

@@ -44,9 +44,11 @@ def test_postscript_cannot_truncate_or_create_files_outside_the_copy(tmp_path: P
     p = pithtex_cli("check", str(paper), "--json", env={"TMPDIR": str(outside)}, timeout=300)
     j = json.loads(p.stdout)
     assert canary.read_text() == "keep me\n" and not created.exists()
-    assert p.returncode == 1 and j["ok"] is False and "arXiv-safe" not in j["verdict"]
-    said = [d["message"] for d in j["diagnostics"] if d["rule"] == "compile-error"]
-    assert len(said) == 1 and "opens a file outside the paper's folder" in said[0], said
+    assert p.returncode == 1 and j["ok"] is False
+    assert j["verdict"] == "PostScript opens files outside the paper's folder (1 error)"
+    said = [d["message"] for d in j["diagnostics"] if d["severity"] == "error"]
+    assert [d["rule"] for d in j["diagnostics"] if d["severity"] == "error"] == ["postscript-file-access"]
+    assert "opens a file outside the paper's folder" in said[0] and "/invalidfileaccess" in said[0], said
     assert sorted(x.name for x in outside.iterdir()) == ["canary"]  # and the check's own folders are gone
     # bundle refuses it as well (writes no archive) and touches nothing outside either
     out = tmp_path / "up.tar.gz"
