@@ -150,8 +150,8 @@ def written_paths(log: str, root: str, cwd: Path) -> list[tuple[bool, str, Path]
     return found
 
 
-@pytest.mark.skipif(not shutil.which("strace"), reason="strace is in the Makefile's APT_PACKAGES")
 def test_no_step_writes_outside_the_check_folder_under_strace(tmp_path: Path):
+    assert shutil.which("strace"), "strace is in the Makefile's APT_PACKAGES (make system-packages)"
     paper = example_paper("article", tmp_path / "article")
     before = {p: p.read_bytes() for p in paper.rglob("*") if p.is_file()}
     tmp = tmp_path / "tmp"
