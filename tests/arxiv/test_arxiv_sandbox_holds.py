@@ -16,8 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from ..conftest import ROOT, example_paper, pithtex_cli
 
 PLAIN = ROOT / "tests" / "fixtures" / "arxiv" / "plain"
