@@ -283,10 +283,11 @@ def footnotes(page: Page, needle: str) -> list[Line]:
 
 
 def _starts_with_mark(line: Line) -> bool:
+    """The line opens with a footnote mark: a mark symbol, or a number or letter of one or two
+    characters set smaller than the word after it (a superscript)."""
     first = line.words[0]
     if first.text[:1] in _FOOTNOTE_MARKS:
         return True
-    # A superscript number or letter: shorter than the words after it, and raised.
     rest = line.words[1:]
     return bool(rest) and len(first.text) <= 2 and first.text.isalnum() and (
         first.box[3] - first.box[1] < 0.8 * (rest[0].box[3] - rest[0].box[1]))
@@ -294,9 +295,9 @@ def _starts_with_mark(line: Line) -> bool:
 
 def title_block_below(lines: list[Line], badge: Box, title_lines: list[Box]) -> Line | None:
     """The line just below the badge when it belongs to the title block: within a few lines'
-    height of the badge, centred as a centred title is, and
-    neither a heading ("Abstract", "Keywords", the body's first), nor a block of text's first
-    line. None when the badge ends the block."""
+    height of the badge, centred as a centred title is, and neither a heading ("Abstract",
+    "Keywords", the body's first) nor a block of text's first line. None when the badge ends
+    the block."""
     x0, x1 = min(b[0] for b in title_lines), max(b[2] for b in title_lines)
     below = [ln for ln in lines if ln.box[1] >= badge[3] - 1 and ln.box[0] < x1 and x0 < ln.box[2]]
     if not below:
