@@ -77,8 +77,8 @@ def verdict(check: Check) -> str:
         pith = [p for p in check.papers if p.facts.uses_pith]
         tail = ""
         if pith and all(_intact(p) for p in pith):
-            tail = "; pith badge and metadata intact" + (f" in {', '.join(p.upload.main for p in pith)}"
-                                                          if len(check.papers) > 1 else "")
+            tail = "; " + _intact_words(pith) + (f" in {', '.join(p.upload.main for p in pith)}"
+                                                 if len(check.papers) > 1 else "")
         each = "each " if len(check.papers) > 1 else ""
         return f"{each}arXiv-safe on {routes}{tail}"
     return failure(diagnostics)
@@ -87,7 +87,7 @@ def verdict(check: Check) -> str:
 def _paper_verdict(result: Result) -> str:
     if result.ok:
         return f"arXiv-safe on {', '.join(r.route for r in result.runs)}" + (
-            "; pith badge and metadata intact" if _intact(result) else "")
+            "; " + _intact_words([result]) if _intact(result) else "")
     return failure(result.diagnostics)
 
 
@@ -95,6 +95,19 @@ def _intact(result: Result) -> bool:
     f = result.facts
     withheld = any((facts.get("badge") or {}).get("how") == "withheld" for facts in result.route_facts.values())
     return bool(f.uses_pith and f.number and f.metadata and f.badge != "none" and not withheld)
+
+
+def _intact_words(results: list[Result]) -> str:
+    """What the verdict may claim of pith: the badge too only when the page was read and its
+    place judged on every route (without pdftotext, or a page it cannot read, nothing is known
+    of the badge's place, so nothing is claimed of it)."""
+    routes = [facts for r in results for facts in r.route_facts.values()]
+    if all(facts.get("placement") is not None for facts in routes):
+        return "pith badge and metadata intact"
+    # (the key is there, empty, when pdftotext could not read the page; missing without a link)
+    why = ("pdftotext could not read the page" if any("placement" in facts and facts["placement"] is None
+                                                      for facts in routes) else "no badge link on its page")
+    return f"pith metadata intact, the badge's place not judged ({why})"
 
 
 def failure(diagnostics: list[Diagnostic]) -> str:

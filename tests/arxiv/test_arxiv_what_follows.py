@@ -11,6 +11,7 @@ and bmcart's abstract panel made pith do: the page is what is judged, not how it
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -145,3 +146,20 @@ def test_a_bibliography_the_compile_reads_still_wants_its_bbl(switch: str, tmp_p
         assert p.returncode == 1 and len(missing) == 1 and "paper.bbl is not" in missing[0]["message"]
     else:
         assert p.returncode == 0 and missing == [], j["diagnostics"]
+
+
+def test_without_a_page_reader_the_verdict_claims_nothing_of_the_badge(tmp_path: Path):
+    # A pdftotext that cannot read the page: the metadata is checked, the badge's place is not
+    # known, and the verdict says so instead of "pith badge and metadata intact".
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "pdftotext").write_text("#!/bin/sh\nexit 1\n")
+    (tools / "pdftotext").chmod(0o755)
+    folder = tmp_path / "thanks"
+    write_doc(folder, HEAD.replace("BADGE", "title") + "\\begin{document}\n\\maketitle\n" + PROSE
+              + "\n\\end{document}\n")
+    p = pithtex_cli("check", str(folder), "--json", env={"PATH": f"{tools}:{os.environ['PATH']}"}, timeout=300)
+    j = json.loads(p.stdout)
+    assert p.returncode == 0 and j["routes"][0]["pith"]["placement"] is None
+    assert j["verdict"] == ("arXiv-safe on latex; pith metadata intact, the badge's place not judged "
+                            "(pdftotext could not read the page)")
