@@ -3,10 +3,11 @@
 Routes: `pdflatex`; `latex` -> dvips -> ps2pdf; `xelatex`. Each route copies the upload
 (without build products) into its own temporary folder, so routes can run in parallel
 without sharing .aux files. TeX runs repeat until references settle (at most MAX_RUNS).
-Every run is bounded (`Limits`): a time limit, and a cap on what it writes to the terminal
-and to its .log (a looping \\message fills a disk otherwise); past either, its process
-group is killed. Output goes to an unlinked temporary file, never into this process's
-memory, so pithtex stays small whatever TeX prints. `check.analyse` runs the routes in
+Every run is bounded (`Limits`): a time limit, a cap on what it writes to the terminal
+and to its .log (a looping \\message fills a disk otherwise), past either of which its process
+group is killed, and a cap on its address space (MEMORY_CAP, set by prlimit as it starts).
+Output goes to an unlinked temporary file, never into this process's memory, so pithtex
+stays small whatever TeX prints. `check.analyse` runs the routes in
 parallel threads (the work is in TeX processes).
 """
 
