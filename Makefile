@@ -15,7 +15,7 @@ OUT := out
 # and Jekyll for the site-generator recipes (tests/web/test_site_recipes.py).
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
-	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript qpdf libimage-exiftool-perl \
+	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript strace qpdf libimage-exiftool-perl \
 	chromium firefox-esr fonts-dejavu-core latexml libnss3-tools hugo jekyll
 
 .PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \

@@ -26,8 +26,16 @@ class Rule:
     meaning: str
     fix: str
     # An error of this rule loses pith's badge or metadata while arXiv still compiles the
-    # paper: the verdict then says "loses pith metadata" rather than "would fail on arXiv".
+    # paper: the verdict then names that fault (`says`) rather than "would fail on arXiv".
     metadata: bool = False
+    # The fault in the verdict's words, when it is not "would fail on arXiv" (or, for the rules
+    # above, "loses pith metadata"): "badge misplaced" where Info and XMP are there and only the
+    # badge's place is wrong (the verdict once said "loses pith metadata" for it).
+    says: str = ""
+
+    @property
+    def verdict(self) -> str:
+        return self.says or ("loses pith metadata" if self.metadata else "would fail on arXiv")
 
     @property
     def severity(self) -> str:
@@ -119,9 +127,18 @@ FILES_TOO_LARGE = Rule(
     "files-too-large", E, "a step added more than 20 times the output cap to the files of its folder and "
     "was stopped", "look for a macro that calls itself while writing to a file (\\openout, \\write): it "
     "never ends")
+MEMORY_TOO_LARGE = Rule(
+    "memory-too-large", E, "a step (TeX, dvips, ps2pdf) asked for more memory than its limit (2 GB of "
+    "address space) and ended", "look for PostScript (a \\special or an EPS figure) that allocates in a "
+    "loop: it never ends")
 COMPILE_TIMEOUT = Rule(
     "compile-timeout", E, "a TeX run did not end within the time limit (--timeout)",
     "look for a loop in the macros, or raise --timeout")
+POSTSCRIPT_FILE_ACCESS = Rule(
+    "postscript-file-access", E, "PostScript in the paper (a \\special or an EPS figure) opens a file outside "
+    "the paper's folder; the check's sandbox refuses it, so what arXiv's Ghostscript would make of it is "
+    "unknown", "remove the PostScript that opens files ((name) (w) file, deletefile, renamefile): a paper "
+    "needs none to print", says="PostScript opens files outside the paper's folder")
 COMPILE_ERROR = Rule(
     "compile-error", E, "the compile failed on a route: an error in TeX's log, a dvips or ps2pdf step that "
     "failed, or no PDF", "fix the first error first; the others often follow from it")
@@ -154,10 +171,11 @@ PDF_NUMBER_MISMATCH = Rule(
 PDF_NO_BADGE_LINK = Rule(
     "pdf-no-badge-link", EW, "the badge's page has no link to the number's page; a warning with "
     "badge=manual, whose badge may sit on a later page",
-    "make sure \\pithnumber is set before \\maketitle and the current pith.sty is uploaded", metadata=True)
+    "make sure \\pithnumber is set before \\maketitle and the current pith.sty is uploaded", metadata=True,
+    says="badge missing")
 PDF_LEFT_BAND = Rule(
     "pdf-left-band", E, "a pith link on page 1 starts inside the left margin band where arXiv stamps its "
-    "identifier", "move the badge away from the left margin", metadata=True)
+    "identifier", "move the badge away from the left margin", metadata=True, says="badge misplaced")
 PITH_BADGE_FALLBACK = Rule(
     "pith-badge-fallback", W, "pith found no title block before the first page was shipped out: the badge "
     "is where pith's fallback puts it on that page, not under a title it recognised (where that is, "
@@ -170,14 +188,14 @@ PITH_BADGE_OFF_PAGE = Rule(
     "pith-badge-off-page", E, "the badge's text or its link lies outside the page's visible box (the MediaBox "
     "within the CropBox): nobody sees it or can click it", "update pith.sty (pithtex sty --force); if the "
     "class still moves it off the page, set badge=manual and write \\pithbadge at the end of the title block",
-    metadata=True)
+    metadata=True, says="badge misplaced")
 PITH_BADGE_MISPLACED = Rule(
     "pith-badge-misplaced", EW, "the badge is not right under the title as the page shows it: above the "
     "title, not aligned with it, over other text, or on another page than the title (a warning for a "
     "\\pithbadge the author placed, unless it covers text)",
     "update pith.sty (pithtex sty --force); otherwise set badge=manual and end the title block with the badge: "
     "\\date{\\today\\\\ \\pithbadge} (this works where \\maketitle ends with a page break too)",
-    metadata=True)
+    metadata=True, says="badge misplaced")
 
 # In the order of the table in docs/arxiv-rules.md.
 RULES: tuple[Rule, ...] = tuple(v for v in dict(globals()).values() if isinstance(v, Rule))

@@ -21,6 +21,7 @@ from ..errors import PithError
 from ..value import TYPE_CHECKING
 from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
 from .catalogue import (
+    BBL_MISSING,
     BUILD_PRODUCTS,
     COMPILE_ERROR,
     COMPILE_TIMEOUT,
@@ -29,8 +30,11 @@ from .catalogue import (
     FILES_TOO_LARGE,
     FOLLOW_ON_ERRORS,
     LOG_TOO_LARGE,
+    MEMORY_TOO_LARGE,
     MISSING_CHARACTER,
+    PACKAGE_MISSING,
     PITH_FILE_UNCHECKED,
+    POSTSCRIPT_FILE_ACCESS,
     SEVERAL_MAIN_FILES,
     UNDEFINED_CITATION,
     UNDEFINED_REFERENCE,
@@ -168,12 +172,32 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
         finally:
             with sandbox.sigint_deferred():  # a second Ctrl-C waits for the stopped workers
                 pool.shutdown(wait=True, cancel_futures=True)
-    result = Result(upload, engine, auto_route, [o[0] for o in outcomes], diags, facts)
+    result = Result(upload, engine, auto_route, [o[0] for o in outcomes], _read_by_the_compile(diags, outcomes),
+                    facts)
     for run, pdf_facts, found in outcomes:
         result.diagnostics += found
         if pdf_facts is not None:
             result.route_facts[run.route] = pdf_facts
     return result
+
+
+def _read_by_the_compile(diags: list[Diagnostic], outcomes: list[tuple[sandbox.RouteRun, Any, Any]],
+                         ) -> list[Diagnostic]:
+    """The static findings, less those the compiles show false. The source text is read without
+    its conditionals, so a paper with an inline thebibliography and an \\addbibresource in a
+    biblatex branch it switches off was told `bbl-missing`: that goes when every compile that
+    ended cleanly read no bibliography database (and one did). A `package-missing` goes when
+    every route compiled without an error: TeX stops at a package it cannot find, so the paper
+    never loads it (it sits in a branch the paper switches off, or behind \\IfFileExists)."""
+    runs = [run for run, _, _ in outcomes]
+    said = [sandbox.reads_bibliography(run) for run in runs]
+    drop = set()
+    if not any(said) and any(s is False for s in said):
+        drop.add(BBL_MISSING.id)
+    if runs and all(run.pdf is not None and not run.failed_step and reads is not None
+                    for run, reads in zip(runs, said, strict=True)):
+        drop.add(PACKAGE_MISSING.id)
+    return [d for d in diags if d.rule not in drop]
 
 
 def _upload_notes(upload: Upload) -> list[Diagnostic]:
@@ -220,14 +244,12 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
     if run.timed_out:
         out.append(error(COMPILE_TIMEOUT, f"{r}: stopped after the time limit (run {run.runs})",
                          COMPILE_TIMEOUT.fix, upload.main, route=r))
-    if run.failed_step and not run.log_too_large:
-        lines = run.step_output.strip().splitlines()
-        # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
-        said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
-        out.append(error(COMPILE_ERROR, f"{r}: {run.failed_step} failed: {said}",
-                         "run that step yourself and read its output; often an EPS figure or a "
-                         "PostScript \\special that is not valid PostScript",
+    if run.out_of_memory:
+        out.append(error(MEMORY_TOO_LARGE, f"{r}: {run.failed_step} asked for more than its "
+                         f"{_mb(limits.memory)} of memory and ended", MEMORY_TOO_LARGE.fix,
                          upload.main, route=r))
+    elif run.failed_step and not run.log_too_large:
+        out.append(_step_failed(run, upload))
     formats = _figure_format(run, upload)
     out += formats
     errors, follow_on = _new_errors(run, reported | {d.subject for d in formats if d.subject})
@@ -256,6 +278,23 @@ def _route_diagnostics(run: sandbox.RouteRun, upload: Upload, reported: set[str]
         out.append(warning(MISSING_CHARACTER, f"{r}: {len(facts.missing_characters)} characters missing from "
                            f"fonts, e.g. {facts.missing_characters[0]}", MISSING_CHARACTER.fix, upload.main, route=r))
     return out
+
+
+def _step_failed(run: sandbox.RouteRun, upload: Upload) -> Diagnostic:
+    """dvips or ps2pdf failed: what its output says, in one line."""
+    lines = run.step_output.strip().splitlines()
+    # Ghostscript names the PostScript error on an "Error:" line; else the last line says most.
+    said = next((ln for ln in lines if ln.startswith("Error:")), lines[-1] if lines else "")
+    fix = ("run that step yourself and read its output; often an EPS figure or a PostScript \\special "
+           "that is not valid PostScript")
+    if "/invalidfileaccess" in said:
+        # -dSAFER lets PostScript open files in the check's own folders only: what it would do on
+        # arXiv's machine is not known here, so no "would fail on arXiv" either.
+        return error(POSTSCRIPT_FILE_ACCESS, f"{run.route}: {run.failed_step} stopped: the PostScript (a "
+                     f"\\special or an EPS figure) opens a file outside the paper's folder, which the sandbox "
+                     f"refuses ({said})", POSTSCRIPT_FILE_ACCESS.fix, upload.main, route=run.route)
+    return error(COMPILE_ERROR, f"{run.route}: {run.failed_step} failed: {said}", fix, upload.main,
+                 route=run.route)
 
 
 def _new_errors(run: sandbox.RouteRun, reported: set[str]) -> tuple[list[LogError], int]:

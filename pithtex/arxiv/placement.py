@@ -5,7 +5,13 @@ inside the page's visible box and measures from its top left; the link rectangle
 the PDF (pithtex.pdf.facts). The title is found on the page itself: its largest text in the
 top part. The badge passes when its text and its link are both on the visible page, below
 the title, aligned with the title's lines (centred under them, or flush with their left or
-right edge) and over no other word. Everything here is pure: sandbox.py runs pdftotext.
+right edge), over no other word, and above what follows the title block as a reader sees it:
+not below the body's first heading, not under the footnotes, not inside a block of text (an
+abstract's paragraphs above and below it). Everything here is pure: sandbox.py runs pdftotext.
+
+The abstract itself may lie above the badge: classes whose \\maketitle sets it (amsart,
+revtex, cas-dc, acmart's one-column formats) end their title block with it, and pith puts
+the badge there (docs/latex.md, "Placement").
 """
 
 from __future__ import annotations
@@ -29,6 +35,22 @@ ALIGN_SLACK = 6.0
 TOP_PART = 0.6
 # A line at least this share of the title's size, touching it, is part of the title.
 TITLE_SHARE = 0.92
+
+# Two lines belong to one block of text when their type sizes differ by no more than this (pt),
+# their edges by no more than EDGE_SLACK, and the gap between them is at most BLOCK_GAP of a line.
+SIZE_SLACK = 0.3
+EDGE_SLACK = 1.5
+BLOCK_GAP = 0.8
+# The body's first heading: "Introduction", numbered or not ("1", "1.", "I." in IEEE's small
+# capitals, which pdftotext splits into "I NTRODUCTION"), also run in ("1. Introduction. The ...").
+_FIRST_HEADING = re.compile(r"^((?:\d+|[ivx]+)\.?)?introduction")
+# What starts the part after the title block, in the words classes head it with.
+_HEADINGS = ("abstract", "summary", "synopsis", "keywords", "key words", "index terms", "contents", "résumé",
+             "zusammenfassung", "acm reference format", "ccs concepts")
+# A footnote starts with its mark: a symbol, or a number or letter set small.
+_FOOTNOTE_MARKS = "*∗⋆†‡§¶‖"
+# Footnotes are set smaller than the text above them: at most this share of its size.
+FOOTNOTE_SHARE = 0.9
 
 _LINE = re.compile(r'<line xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">(.*?)</line>',
                    re.S)
@@ -204,7 +226,131 @@ def judge(page: Page, needle: str, link: Box | None, link_off_page: bool, title_
         # to being below the page's first text or its largest line)
         faults.append(f"it is not aligned with the title ({_short(text)!r}: x {title_box[0]:.0f}-"
                       f"{title_box[2]:.0f} pt; the badge: x {badge[0]:.0f}-{badge[2]:.0f} pt)")
+    if title_box:
+        faults += what_follows(page, needle, badge, [ln.box for ln in title])
     return Verdict(badge, title_box, text, tuple(faults), link_off_page)
+
+
+def what_follows(page: Page, needle: str, badge: Box, title_lines: list[Box]) -> list[str]:
+    """What a reader finds wrong with the badge's place below the title (`title_lines`: its lines'
+    boxes): it is below the body's first heading, under the footnotes, above a line of the title
+    block (between the title and its authors), or inside a block of text (between two parts of
+    one abstract, say). [] when none of these."""
+    title = union(title_lines)
+    lines = [ln for ln in _ordered(page, needle) if ln.box[1] >= title[3] - 1]
+    above = [ln for ln in lines if ln.box[3] <= badge[1] + 1]
+    faults = []
+    notes = footnotes(page, needle)
+    if notes and notes[0].box[1] < badge[1]:
+        faults.append(f"it lies under the footnotes ({_short(notes[0].text)!r})")
+    heading = next((ln for ln in above if is_first_heading(ln)), None)
+    if heading:
+        faults.append(f"it is below the start of the body text ({_short(heading.text)!r})")
+    block_line = title_block_below(lines, badge, title_lines)
+    if block_line:
+        faults.append(f"it is not below the title block's last line: {_short(block_line.text)!r}, centred "
+                      "as the title is, comes after it")
+    split = inside_block(lines, badge)
+    if split:
+        faults.append(f"it lies inside a block of text, between {_short(split[0].text)!r} and "
+                      f"{_short(split[1].text)!r}")
+    return faults
+
+
+def is_first_heading(line: Line) -> bool:
+    """The body's first heading: "Introduction" numbered (also run in, with its paragraph on the
+    line), or alone on its line (not a sentence of the abstract that starts with the word)."""
+    m = _FIRST_HEADING.match("".join(line.text.split()).casefold())
+    return m is not None and (m[1] is not None or len(line.words) <= 3)
+
+
+def footnotes(page: Page, needle: str) -> list[Line]:
+    """The footnotes at the page's foot, top first: in its lower half, from the first line that
+    starts with a footnote mark down to the foot, every line set smaller than the text just
+    above them (but a page number at the very end). A title page's small affiliations with their
+    marks, above the date set larger, are not footnotes."""
+    lines = _ordered(page, needle)
+    for i, ln in enumerate(lines):
+        if i == 0 or ln.box[1] <= page.height / 2 or not _starts_with_mark(ln):
+            continue
+        size = lines[i - 1].height
+        rest = lines[i:]
+        folio = len(rest) > 1 and len(rest[-1].text) <= 4 and rest[-1].text.strip().isalnum()
+        if all(x.height <= size * FOOTNOTE_SHARE for x in (rest[:-1] if folio else rest)):
+            return rest
+        return []
+    return []
+
+
+def _starts_with_mark(line: Line) -> bool:
+    """The line opens with a footnote mark: a mark symbol, or a number or letter of one or two
+    characters set smaller than the word after it (a superscript)."""
+    first = line.words[0]
+    if first.text[:1] in _FOOTNOTE_MARKS:
+        return True
+    rest = line.words[1:]
+    return bool(rest) and len(first.text) <= 2 and first.text.isalnum() and (
+        first.box[3] - first.box[1] < 0.8 * (rest[0].box[3] - rest[0].box[1]))
+
+
+def title_block_below(lines: list[Line], badge: Box, title_lines: list[Box]) -> Line | None:
+    """The line just below the badge when it belongs to the title block: within a few lines'
+    height of the badge, centred as a centred title is, and neither a heading ("Abstract",
+    "Keywords", the body's first) nor a block of text's first line. None when the badge ends
+    the block."""
+    x0, x1 = min(b[0] for b in title_lines), max(b[2] for b in title_lines)
+    below = [ln for ln in lines if ln.box[1] >= badge[3] - 1 and ln.box[0] < x1 and x0 < ln.box[2]]
+    if not below:
+        return None
+    line = below[0]
+    if line.box[1] - badge[3] > 3 * max(line.height, badge[3] - badge[1]):
+        return None
+    first = re.sub(r"\W+", " ", line.text.casefold()).strip()
+    if is_first_heading(line) or any(first.startswith(h) for h in _HEADINGS) or len(_run(below)) >= 2:
+        return None
+    # The row it is on (authors side by side are lines of their own), centred as the title is.
+    # Only centred: under a flush-left title the body's first line, not indented, is flush left
+    # too, and one line is no block to tell it by.
+    row = union([ln.box for ln in below if abs(ln.box[1] - line.box[1]) <= 2
+                 and abs(ln.height - line.height) <= SIZE_SLACK])
+    axis = (x0 + x1) / 2
+    centred = all(abs((b[0] + b[2]) / 2 - axis) <= ALIGN_SLACK for b in title_lines)
+    return line if centred and abs((row[0] + row[2]) / 2 - axis) <= ALIGN_SLACK else None
+
+
+def inside_block(lines: list[Line], badge: Box) -> tuple[Line, Line] | None:
+    """The two lines of one block of text the badge lies between: two lines or more of one size
+    just above it and just below it, with the same left and right edges (the block's paragraphs
+    above and below the badge). None when the badge is not inside such a block."""
+    def beside(ln: Line) -> bool:
+        return ln.box[0] < badge[2] and badge[0] < ln.box[2]
+
+    up = _run([ln for ln in reversed(lines) if ln.box[3] <= badge[1] + 1 and beside(ln)])
+    down = _run([ln for ln in lines if ln.box[1] >= badge[3] - 1 and beside(ln)])
+    if len(up) < 2 or len(down) < 2:
+        return None
+    a, b = up[0], down[0]
+    edges = (min(ln.box[0] for ln in up), max(ln.box[2] for ln in up),
+             min(ln.box[0] for ln in down), max(ln.box[2] for ln in down))
+    same = (abs(a.height - b.height) <= SIZE_SLACK and abs(edges[0] - edges[2]) <= EDGE_SLACK
+            and abs(edges[1] - edges[3]) <= EDGE_SLACK)
+    near = b.box[1] - a.box[3] <= (badge[3] - badge[1]) + 4 * max(a.height, b.height)
+    return (a, b) if same and near else None
+
+
+def _run(lines: list[Line]) -> list[Line]:
+    """The lines of one block from the first of `lines` on (nearest to the badge first): each of
+    the first's size and within BLOCK_GAP of a line of the last."""
+    if not lines:
+        return []
+    run = [lines[0]]
+    for ln in lines[1:]:
+        last = run[-1]
+        gap = max(ln.box[1] - last.box[3], last.box[1] - ln.box[3])
+        if abs(ln.height - last.height) > SIZE_SLACK or gap > BLOCK_GAP * last.height:
+            break
+        run.append(ln)
+    return run
 
 
 def aligned(badge: Box, lines: list[Box]) -> bool:

@@ -77,18 +77,18 @@ def verdict(check: Check) -> str:
         pith = [p for p in check.papers if p.facts.uses_pith]
         tail = ""
         if pith and all(_intact(p) for p in pith):
-            tail = "; pith badge and metadata intact" + (f" in {', '.join(p.upload.main for p in pith)}"
-                                                          if len(check.papers) > 1 else "")
+            tail = "; " + _intact_words(pith) + (f" in {', '.join(p.upload.main for p in pith)}"
+                                                 if len(check.papers) > 1 else "")
         each = "each " if len(check.papers) > 1 else ""
         return f"{each}arXiv-safe on {routes}{tail}"
-    return _failure(diagnostics)
+    return failure(diagnostics)
 
 
 def _paper_verdict(result: Result) -> str:
     if result.ok:
         return f"arXiv-safe on {', '.join(r.route for r in result.runs)}" + (
-            "; pith badge and metadata intact" if _intact(result) else "")
-    return _failure(result.diagnostics)
+            "; " + _intact_words([result]) if _intact(result) else "")
+    return failure(result.diagnostics)
 
 
 def _intact(result: Result) -> bool:
@@ -97,11 +97,27 @@ def _intact(result: Result) -> bool:
     return bool(f.uses_pith and f.number and f.metadata and f.badge != "none" and not withheld)
 
 
-def _failure(diagnostics: list[Diagnostic]) -> str:
-    errors = sum(d.severity == ERROR for d in diagnostics)
-    metadata_only = all(BY_ID[d.rule].metadata for d in diagnostics if d.severity == ERROR)
-    what = "loses pith metadata" if metadata_only else "would fail on arXiv"
-    return f"{what} ({errors} error{'s' if errors != 1 else ''})"
+def _intact_words(results: list[Result]) -> str:
+    """What the verdict may claim of pith: the badge too only when the page was read and its
+    place judged on every route (without pdftotext, or a page it cannot read, nothing is known
+    of the badge's place, so nothing is claimed of it)."""
+    routes = [facts for r in results for facts in r.route_facts.values()]
+    if all(facts.get("placement") is not None for facts in routes):
+        return "pith badge and metadata intact"
+    # (the key is there, empty, when pdftotext could not read the page; missing without a link)
+    why = ("pdftotext could not read the page" if any("placement" in facts and facts["placement"] is None
+                                                      for facts in routes) else "no badge link on its page")
+    return f"pith metadata intact, the badge's place not judged ({why})"
+
+
+def failure(diagnostics: list[Diagnostic]) -> str:
+    """The verdict when there are errors: "would fail on arXiv" when one of them stops arXiv's
+    compile; otherwise the faults they are, in words ("badge misplaced" when Info and XMP are
+    there and only the badge's place is wrong; "loses pith metadata" ...)."""
+    errors = [BY_ID[d.rule] for d in diagnostics if d.severity == ERROR]
+    words = list(dict.fromkeys(rule.verdict for rule in errors))
+    what = "would fail on arXiv" if "would fail on arXiv" in words else " and ".join(words)
+    return f"{what} ({len(errors)} error{'s' if len(errors) != 1 else ''})"
 
 
 def human(check: Check) -> str:

@@ -3,10 +3,11 @@
 Routes: `pdflatex`; `latex` -> dvips -> ps2pdf; `xelatex`. Each route copies the upload
 (without build products) into its own temporary folder, so routes can run in parallel
 without sharing .aux files. TeX runs repeat until references settle (at most MAX_RUNS).
-Every run is bounded (`Limits`): a time limit, and a cap on what it writes to the terminal
-and to its .log (a looping \\message fills a disk otherwise); past either, its process
-group is killed. Output goes to an unlinked temporary file, never into this process's
-memory, so pithtex stays small whatever TeX prints. `check.analyse` runs the routes in
+Every run is bounded (`Limits`): a time limit, a cap on what it writes to the terminal
+and to its .log (a looping \\message fills a disk otherwise), past either of which its process
+group is killed, and a cap on its address space (MEMORY_CAP, set by prlimit as it starts).
+Output goes to an unlinked temporary file, never into this process's memory, so pithtex
+stays small whatever TeX prints. `check.analyse` runs the routes in
 parallel threads (the work is in TeX processes).
 """
 
@@ -57,6 +58,11 @@ FILES_EVERY = 10  # the folder is summed every FILES_EVERY polls (once a second)
 # Logs are read back for errors and warnings; past this size only the head and the tail
 # are read, so reading a log never costs more memory than this.
 LOG_READ_LIMIT = 8 * 1024 * 1024
+# The address space each step may use: TeX's memory is fixed by texmf.cnf (a few hundred MB at
+# most, xelatex with its fonts included), but Ghostscript grows as the PostScript asks, and a
+# PostScript allocation loop grew it until the machine ran out. Past this, the step's next
+# allocation fails (Ghostscript: /VMerror) and it ends.
+MEMORY_CAP = 2 * 1024**3
 POLL_SECONDS = 0.1  # how often a running step's output size and time are looked at
 TAIL_CHARS = 2000
 # The first run only writes the .aux (no PDF): most papers need a second run for their
@@ -70,11 +76,12 @@ TEX_FLAGS = ["-no-shell-escape", "-interaction=nonstopmode", "-file-line-error",
 @dataclass(frozen=True)
 class Limits:
     """What bounds every step of one check: TeX's private per-user trees (texlive.private_trees),
-    the time limit per step, and the output cap per step."""
+    the time limit per step, the output cap per step, and the address space per step."""
 
     trees: Path
     timeout: float = DEFAULT_TIMEOUT
     log_cap: int = LOG_CAP
+    memory: int = MEMORY_CAP
 
 
 @dataclass
@@ -101,6 +108,7 @@ class RouteRun:
     timed_out: bool = False
     log_too_large: bool = False  # stopped at an output cap: the log's, or (files_too_large) the folder's
     files_too_large: bool = False
+    out_of_memory: bool = False  # a step ended at MEMORY_CAP (memory-too-large)
     failed_step: str | None = None
     step_output: str = ""
     fls: Path | None = None
@@ -227,6 +235,22 @@ def pith_marks(aux: Path) -> list[bytes]:
         return sorted(line for line in f.read(LOG_READ_LIMIT).splitlines() if line.startswith(b"\\pith@"))
 
 
+def reads_bibliography(run: RouteRun) -> bool | None:
+    """Whether the compiled paper asks for a bibliography database, from what its last TeX run
+    wrote: BibTeX's `\\bibdata` in an .aux (natbib, the kernel's \\bibliography, biblatex's
+    bibtex backend) or a data source in biblatex's .bcf (Biber). None when the run did not end
+    cleanly, so it cannot tell. An \\addbibresource in a branch the paper switches off, beside an
+    inline thebibliography, asks for none (the source text alone said it did)."""
+    if run.runs == 0 or run.timed_out or run.log_too_large or run.log.errors:
+        return None
+    for path in (*run.workdir.rglob("*.aux"), *run.workdir.rglob("*.bcf")):
+        with path.open("rb") as f:
+            text = f.read(LOG_READ_LIMIT)
+        if b"\\bibdata{" in text or b"<bcf:datasource" in text:
+            return True
+    return False
+
+
 def _tex_runs(run: RouteRun, engine: str, upload: Upload, limits: Limits, seeded: bool = False) -> None:
     aux = run.workdir / f"{upload.jobname}.aux"
     previous = hashlib.sha256(aux.read_bytes()).hexdigest() if seeded and aux.is_file() else None
@@ -263,6 +287,7 @@ def _dvips_ps2pdf(run: RouteRun, upload: Upload, limits: Limits) -> None:
         step = _call(cmd, run.workdir, limits, run.nice)
         if step.code != 0 or (name == "ps2pdf" and not (run.workdir / f"{job}.pdf").is_file()):
             run.failed_step, run.step_output = name, step.tail
+            run.out_of_memory = step.code is not None and out_of_memory(step.tail)
             run.timed_out = step.stopped == "timeout"
             run.log_too_large = step.stopped in _TOO_LARGE
             run.files_too_large = step.stopped == FILES_TOO_LARGE.id
@@ -311,8 +336,10 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
     `watch` is a file the program writes besides its output (TeX's .log), held to the same cap.
     """
     env = tex_env(cwd, limits.trees)
+    Path(env["TMPDIR"]).mkdir(exist_ok=True)  # (made by private_trees; Limits made by hand may lack it)
     if nice > 0 and shutil.which("nice"):
         cmd = ["nice", "-n", str(nice), *cmd]
+    cmd = memory_capped(cmd, limits.memory)
     before = _written(cwd)
     with tempfile.TemporaryFile(prefix="pithtex-out-") as out:
         proc = None
@@ -340,6 +367,23 @@ def _call(cmd: list[str], cwd: Path, limits: Limits, nice: int = 0, watch: Path 
         if stopped is None and _STOPPING.is_set():
             stopped = "interrupted"
         return Step(None if stopped else proc.returncode, _tail(out), stopped)
+
+
+def memory_capped(cmd: list[str], cap: int) -> list[str]:
+    """`cmd` started with its address space capped at `cap` bytes (inherited by what it starts:
+    ps2pdf is a script that runs gs). util-linux's prlimit sets the limit and execs the command
+    (same process); without it, the POSIX shell's ulimit does. Not preexec_fn: the routes start
+    their steps from several threads, where preexec_fn may deadlock."""
+    if shutil.which("prlimit"):
+        return ["prlimit", f"--as={cap}", "--", *cmd]
+    return ["sh", "-c", f'ulimit -v {cap // 1024} && exec "$@"', "sh", *cmd]
+
+
+def out_of_memory(output: str) -> bool:
+    """The step's output says an allocation failed: Ghostscript's /VMerror, or a C or C++ program's
+    words for it (what a step at MEMORY_CAP prints before it ends)."""
+    return any(sign in output for sign in ("/VMerror", "Cannot allocate memory", "out of memory",
+                                            "std::bad_alloc", "memory exhausted"))
 
 
 def _watch(proc: subprocess.Popen[bytes], out: IO[bytes], watch: Path | None, limits: Limits,

@@ -28,7 +28,8 @@ then the PDF is read back for the Pith Number (Info, XMP) and the badge link on 
 A TeX run that writes more than 50 MB of log is stopped (log-too-large; PITHTEX_LOG_CAP
 sets the cap in bytes), and so is one that adds 20 times that to its files (files-too-large).
 
-exit codes: 0 arXiv-safe, 1 would fail on arXiv or loses pith metadata, 2 unusable input.
+exit codes: 0 arXiv-safe, 1 would fail on arXiv, loses pith metadata or badge misplaced,
+2 unusable input.
 """
 
 
