@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 # Order here is the order in `pithtex --help`.
-COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle")
+COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle", "serve")
 
 
 
