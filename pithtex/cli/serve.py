@@ -42,16 +42,13 @@ def run(args: Namespace) -> int:
     for flag, name in (("base_url", "PITH_BASE_URL"), ("keys", "PITH_SERVE_KEYS"), ("cache", "PITH_SERVE_CACHE")):
         if getattr(args, flag):
             os.environ[name] = getattr(args, flag)  # one reader of the settings: pithtex.serve.config
-    from ..serve.app import create_app
     from ..serve.config import from_environment
+    from ..serve.listen import listen
     from . import warn_refused
 
     settings = from_environment()
     warn_refused(settings.keys)
-    import uvicorn
-
     print(f"pithtex serve: http://{args.host}:{args.port}/badge/ID.svg, checked at "
           f"{settings.base_url or 'the default resolver'}", flush=True)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, limit_concurrency=args.connections,
-                server_header=False, timeout_keep_alive=5, log_level="info")
+    listen(settings, args.host, args.port, args.connections)
     return 0
