@@ -13,9 +13,9 @@ from ..number import PithNumber
 
 FORMATS = ("svg", "png", "json")
 LONGEST = 64  # "pith:2024:" + 26 characters, or "arxiv/" + an old-style id with a version, fit
-# The characters any form of a Pith Number or arXiv id is written in; one old-style arXiv id
-# holds a slash (hep-th/9901001), never two, never a dot-dot.
-SHAPE = re.compile(r"[A-Za-z0-9.:\-]+(?:/[A-Za-z0-9.\-]+)?")
+# The characters any form of a Pith Number or arXiv id is written in; `arxiv/` and an old-style
+# arXiv id's own slash (arxiv/hep-th/9901001) make two slashes at most.
+SHAPE = re.compile(r"[A-Za-z0-9.:\-]+(?:/[A-Za-z0-9.\-]+){0,2}")
 
 
 class Target(NamedTuple):
