@@ -107,6 +107,8 @@ def _path_name(target: ids.Target) -> str:
 
 
 def _theme(request: Request) -> str:
+    if not request.scope.get("query_string"):
+        return "light"  # most requests: no query to parse
     theme = request.query_params.get("theme", "light")
     if theme not in brand.THEMES:
         raise ids.BadRequest(400, "theme is light or dark")
@@ -128,7 +130,8 @@ def _send(request: Request, made: Body, fmt: str, answer: Answer) -> Response:
         headers["X-Pith-Verified-At"] = when(answer.verified_at)
     if answer.stale_age is not None:
         headers["X-Pith-Stale-Age"] = str(int(answer.stale_age))
-    if _matches(request.headers.get("if-none-match", ""), made.etag):
+    asked = next((value for name, value in request.scope["headers"] if name == b"if-none-match"), None)
+    if asked is not None and _matches(asked.decode("latin-1"), made.etag):
         return Response(status_code=304, headers=headers)
     return Response(made.content, headers=headers, media_type=TYPES[fmt])
 

@@ -4,6 +4,7 @@ character, an overlong name) is refused here, so nothing of it reaches the resol
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -15,6 +16,7 @@ FORMATS = ("svg", "png", "json")
 LONGEST = 64  # "pith:2024:" + 26 characters, or "arxiv/" + an old-style id with a version, fit
 # The characters any form of a Pith Number or arXiv id is written in; `arxiv/` and an old-style
 # arXiv id's own slash (arxiv/hep-th/9901001) make two slashes at most.
+UNPRINTABLE = re.compile(rb"[^\x21-\x7e]")
 SHAPE = re.compile(r"[A-Za-z0-9.:\-]+(?:/[A-Za-z0-9.\-]+){0,2}")
 
 
@@ -47,7 +49,7 @@ def raw_path_problem(raw_path: bytes) -> str | None:
         return "the path is too long"
     if b"%" in raw_path or b"\\" in raw_path:
         return "the path holds an escape or a backslash; ids need none"
-    if any(b < 0x21 or b > 0x7E for b in raw_path):
+    if UNPRINTABLE.search(raw_path):
         return "the path holds a control, space or non-ASCII character"
     if b"/../" in raw_path + b"/" or b"/./" in raw_path + b"/" or b"//" in raw_path:
         return "the path holds an empty, . or .. segment"
@@ -62,6 +64,7 @@ def split_format(name: str, formats: tuple[str, ...] = FORMATS) -> tuple[str, st
     return stem, ext
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the name, asked for on every request
 def target(name: str) -> Target:
     """`arxiv/ID` or any form of a Pith Number (BODY, pith:BODY, pith:YYYY:BODY)."""
     if len(name) > LONGEST or not SHAPE.fullmatch(name):

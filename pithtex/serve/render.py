@@ -3,6 +3,7 @@ draws), each with a strong ETag; the /v/ page, every value from a record or a re
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
@@ -63,6 +64,7 @@ def shields(number: PithNumber | None, state: BadgeState, theme: str) -> Body:
     return body(json.dumps(document, separators=(",", ":")).encode())
 
 
+@functools.lru_cache(maxsize=4096)  # each verified answer's time, formatted once
 def when(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
