@@ -24,7 +24,7 @@ class Settings(NamedTuple):
     queue: int  # checks waiting for a slot; beyond them a request is answered 503
     rate: float  # requests per second per client (0: no limit)
     burst: int  # requests a client may send at once before its rate applies
-    remembered: int  # verified answers kept in memory (the oldest unused go first)
+    remembered: int  # verified answers kept in memory (the oldest unused go first; a record is a few KiB)
 
 
 def _number(name: str, default: float, *, most: float, zero: bool = False) -> float:
@@ -59,5 +59,5 @@ def from_environment() -> Settings:
         queue=_count("PITH_SERVE_QUEUE", 64, least=0, most=100_000),
         rate=_number("PITH_SERVE_RATE", 50.0, most=1e6, zero=True),
         burst=_count("PITH_SERVE_BURST", 100),
-        remembered=_count("PITH_SERVE_REMEMBERED", 100_000),
+        remembered=_count("PITH_SERVE_REMEMBERED", 10_000),
     )

@@ -5,6 +5,7 @@ resolver failing, hostile ids and the bounds."""
 from __future__ import annotations
 
 import socket
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -194,8 +195,11 @@ def test_checks_are_bounded_and_one_per_target(fake: FakeResolver, tmp_path: Pat
     with serving(fake.base, tmp_path / "cache", env=env) as served, ThreadPoolExecutor(16) as pool:
         same = [pool.submit(served.get, f"/badge/{bodies[0]}.svg") for _ in range(3)]
         held = [pool.submit(served.get, f"/badge/{b}.svg") for b in bodies[1:4]]
-        while len(fake.requests) < 2:  # the two slots are taken (an event: the resolver saw them)
-            fake._closing.wait(0.05)
+        for _ in range(2400):  # until all four places are taken, as the server itself counts them
+            if "pith_checks_pending 4\n" in served.get("/metrics").text:
+                break
+            threading.Event().wait(0.05)
+        assert "pith_checks_pending 4\n" in served.get("/metrics").text
         refused = [served.get(f"/badge/{b}.svg") for b in bodies[4:]]
         assert [r.status_code for r in refused] == [503] * len(refused)
         assert all(r.headers["Retry-After"] for r in refused)
@@ -203,7 +207,10 @@ def test_checks_are_bounded_and_one_per_target(fake: FakeResolver, tmp_path: Pat
         fake.close()  # the held answers end now
         answers = [f.result() for f in same + held]
     assert {a.headers["X-Pith-State"] for a in answers} == {"unchecked"}
-    assert len(fake.hits(f"/pith/{bodies[0]}.json")) == 1
+    # three requests for one id, one check: no record was asked for twice (the checks still
+    # waiting when the resolver closed found it gone and asked nothing)
+    paths = [r.path for r in fake.requests]
+    assert len(paths) == len(set(paths)) and set(paths) <= {f"/pith/{b}.json" for b in bodies[:4]}
 
 
 def test_per_client_rate_is_bounded(fake: FakeResolver, tmp_path: Path):
