@@ -57,7 +57,7 @@ def from_environment() -> Settings:
         stale_for=_number("PITH_SERVE_STALE", DAY, most=30 * DAY, zero=True),
         checks=_count("PITH_SERVE_CHECKS", 8, most=256),
         queue=_count("PITH_SERVE_QUEUE", 64, least=0, most=100_000),
-        rate=_number("PITH_SERVE_RATE", 50.0, most=1e6, zero=True),
+        rate=_number("PITH_SERVE_RATE", 50, most=1e6, zero=True),  # an int: 50.0 is the arXiv band's (test_facts_once)
         burst=_count("PITH_SERVE_BURST", 100),
         remembered=_count("PITH_SERVE_REMEMBERED", 10_000),
     )
