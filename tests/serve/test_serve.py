@@ -163,6 +163,19 @@ def test_hostile_ids_are_refused_before_any_io_and_never_reflected(fake: FakeRes
     assert {r.path for r in fake.requests} == {f"/pith/{BODY}.json", f"/pith/{BODY}"}  # a 404, then its page
 
 
+def test_a_request_head_over_16_kib_is_refused(fake: FakeResolver, tmp_path: Path):
+    with serving(fake.base, tmp_path / "cache") as served:
+        assert served.get("/healthz", headers={"X-Pad": "a" * 8000}).status_code == 200
+        with socket.create_connection(("127.0.0.1", served.port), timeout=60) as sock:
+            try:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\nX-Pad: " + b"a" * 100_000 + b"\r\n\r\n")
+                answer = sock.recv(4096)
+            except ConnectionResetError:  # closed before all was sent: refused all the same
+                answer = b"HTTP/1.1 400 "
+        assert answer.startswith(b"HTTP/1.1 400 ")
+        assert served.get("/healthz").status_code == 200  # the server goes on
+
+
 def test_the_resolver_down_serves_the_last_verified_answer_with_its_age_then_unchecked(tmp_path: Path):
     cache = tmp_path / "cache"
     fake = FakeResolver()
