@@ -18,6 +18,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from .. import brand
+from ..web.badge import BadgeState
 from . import checking, ids
 from .counters import Counters
 from .gate import Busy, Checks, Rate
@@ -115,9 +116,7 @@ def _theme(request: Request) -> str:
     return theme
 
 
-def _unchecked(reason: str) -> Any:
-    from ..web.badge import BadgeState
-
+def _unchecked(reason: str) -> BadgeState:
     return BadgeState(brand.UNCHECKED, reason)
 
 

@@ -36,11 +36,6 @@ def client_for(settings: Settings) -> Client:
                   cache=settings.cache / "records")
 
 
-def refused_keys(client: Client) -> list[str]:
-    """Keys a --keys file named that may not be added (a registry key's id), to report at start."""
-    return [str(refused) for refused in client.keys.refused]
-
-
 def check(client: Client, target: Target) -> Checked:
     """Resolve and verify `target`; never raises for what the resolver or the record does."""
     holds = _Holds(client)
