@@ -51,12 +51,18 @@ class Served:
 
 
 @contextlib.contextmanager
-def serving(resolver_url: str, cache: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
-    """`pithtex serve` until the block ends; `env` sets PITH_SERVE_* (recheck, stale, bounds)."""
+def serving(resolver_url: str, cache: Path, *args: str, env: dict[str, str] | None = None,
+            uvicorn: bool = False) -> Iterator[Served]:
+    """`pithtex serve` until the block ends; `env` sets PITH_SERVE_* (recheck, stale, bounds);
+    `uvicorn`: the production route instead, `uvicorn pithtex.serve:app` configured by env."""
     port = free_port()
     exe = shutil.which("pithtex", path=str(Path(sys.executable).parent)) or "pithtex"
     environ = {**os.environ, "PITH_SERVE_RATE": "0", **(env or {})}
     command = [exe, "serve", "--port", str(port), "--base-url", resolver_url, "--cache", str(cache), *args]
+    if uvicorn:
+        environ.update(PITH_BASE_URL=resolver_url, PITH_SERVE_CACHE=str(cache))
+        command = [sys.executable, "-m", "uvicorn", "pithtex.serve:app", "--host", "127.0.0.1", "--port", str(port),
+                   "--http", "h11", "--h11-max-incomplete-event-size", "16384", *args]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environ)
     served = Served(proc, port)
     try:

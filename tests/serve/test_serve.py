@@ -43,6 +43,15 @@ def test_a_verified_badge_is_the_svg_pithtex_badge_draws(fake: FakeResolver, tmp
     assert len(fake.hits(f"/pith/{BODY}.json")) == 1
 
 
+def test_uvicorn_serves_the_app_configured_by_the_environment(fake: FakeResolver, tmp_path: Path):
+    fake.record(BODY, Reply.json(seed_doc()))
+    with serving(fake.base, tmp_path / "cache", uvicorn=True) as served:
+        answer = served.get(f"/badge/{BODY}.svg")
+        assert answer.headers["X-Pith-State"] == "verified"
+        assert answer.content == badge.svg(NUMBER, badge_state(NUMBER, seed_doc())).encode()
+    assert fake.hits(f"/pith/{BODY}.json")  # the resolver of PITH_BASE_URL, and only it
+
+
 def test_etag_gives_304_and_proxies_revalidate(fake: FakeResolver, tmp_path: Path):
     fake.record(BODY, Reply.json(seed_doc()))
     with serving(fake.base, tmp_path / "cache") as served:
