@@ -77,8 +77,9 @@ class Server:
         answer = await self.answer(target)
         if fmt == "json":
             made = shields(answer.number, answer.state, theme)
-        elif answer.number is None:
-            raise ids.BadRequest(404, f"no verified Pith Number for this arXiv id now: {answer.state.reason}")
+        elif answer.number is None:  # an arXiv id the resolver named no number for: nothing to draw
+            return PlainTextResponse(f"no Pith Number for this arXiv id now: {answer.state.reason}\n", 404,
+                                     headers={"Cache-Control": "no-store", "X-Pith-State": brand.UNCHECKED, **SECURITY})
         else:
             made = self.drawings.badge(answer.number, answer.state, theme, fmt)
         return _send(request, made, fmt, answer)

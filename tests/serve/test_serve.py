@@ -78,6 +78,10 @@ def test_invalid_and_unchecked_states(fake: FakeResolver, tmp_path: Path):
         assert "invalid" in title(bad.content) and "verified:" not in title(bad.content)
         unknown = served.get(f"/badge/{other}.svg")
         assert unknown.headers["X-Pith-State"] == "unchecked" and "unchecked" in title(unknown.content)
+        # an arXiv id the resolver names no number for: no badge to draw, and no claim
+        nameless = served.get("/badge/arxiv/2401.00001.svg")
+        assert nameless.status_code == 404 and nameless.headers["X-Pith-State"] == "unchecked"
+        assert served.get("/badge/arxiv/2401.00001.json").json()["message"] == "unchecked"
         # an invalid record is never kept: asking again asks the resolver again
         served.get(f"/badge/{BODY}.svg")
     assert len(fake.hits(f"/pith/{BODY}.json")) == 2
