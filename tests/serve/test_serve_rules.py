@@ -113,6 +113,24 @@ def test_an_answer_the_resolver_now_calls_invalid_replaces_the_kept_one(fake: Fa
     assert rules.answer(target).state.word == "unchecked"  # the verified answer was dropped
 
 
+def test_the_server_room_sits_between_the_command_line_and_the_client():
+    """docs/design.md: only cli/serve.py imports pithtex.serve; pithtex.serve imports no cli."""
+    import ast
+
+    package = Path(__file__).resolve().parents[2] / "pithtex"
+    importers = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and (node.level or node.module.startswith("pithtex")):
+                parts, inside = node.module.split("."), path.parent.name == "serve"
+                if not inside and "serve" in parts:
+                    importers.add(path.relative_to(package).as_posix())
+                if inside:
+                    assert "cli" not in parts, (path, node.module)
+    assert importers <= {"cli/serve.py"}, importers
+    assert "cli/serve.py" in importers
+
+
 def test_rate_is_a_token_bucket_per_client():
     clock = Clock()
     rate = Rate(2.0, 3, clock)
