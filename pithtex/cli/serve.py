@@ -6,6 +6,7 @@ import os
 
 from ..value import TYPE_CHECKING
 from . import add_command, help_text
+from .options import add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -22,9 +23,7 @@ def register(subparsers: Subparsers) -> None:
                     epilog=help_text("serve"))
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="the port (default 8080)")
-    p.add_argument("--base-url", metavar="URL", help="the resolver, the only host ever contacted "
-                   "(default $PITH_BASE_URL or https://pith.science)")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (named as added on every badge)")
+    add_resolver_options(p)  # --base-url (the only host the server contacts) and --keys (named as added)
     p.add_argument("--cache", metavar="DIR", help="records and verified answers on disk (default "
                    "$PITH_SERVE_CACHE or ~/.cache/pithtex/serve); a restarted server reads them back")
     p.add_argument("--connections", type=int, default=1000, help="connections at once; beyond, 503 (default 1000)")
