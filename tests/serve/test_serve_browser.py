@@ -61,3 +61,14 @@ def test_the_served_svg_renders_in_a_real_browser(browser: str, theme: str, fake
         assert near(image.getpixel((lay.label + 2, y)), colours.message_bg)
         assert near(image.getpixel((lay.width - 3, y)), colours.verified_bg), image.getpixel((lay.width - 3, y))
     assert near(image.getpixel((lay.width + 5, 10)), brand.Colour("#ffffff"), 8)  # nothing drawn past the badge
+
+
+@pytest.mark.parametrize("browser", ["chromium", "firefox"])
+def test_the_verification_page_shows_the_badge_under_its_own_csp(browser: str, fake: FakeResolver, tmp_path: Path):
+    """/v/ID's Content-Security-Policy (img-src 'self') lets its badge image load: the
+    verified state's colour is on the screen, which the page's text alone never paints."""
+    fake.record(BODY, Reply.json(seed_doc()))
+    with serving(fake.base, tmp_path / "cache") as served:
+        image = screenshot(browser, f"{served.base}/v/{BODY}", tmp_path, (800, 600))
+    verified = brand.THEMES["light"].verified_bg
+    assert any(near(pixel, verified, 12) for pixel in image.getdata())
