@@ -41,7 +41,7 @@ def _runtime_requirements() -> set[str]:
 
 # Subpackages only an extra's users import (`extensions = ["pithtex.sphinx"]` runs inside Sphinx):
 # their third-party imports are that extra's, not `pip install pithtex`'s.
-EXTRA_PACKAGES = {"pithtex/sphinx/": "sphinx"}
+EXTRA_PACKAGES = {"pithtex/sphinx/": "sphinx", "pithtex/serve/": "serve"}
 
 
 def _third_party(imported: dict[str, set[str]], inside: bool, folder: str) -> set[str]:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
 # Order here is the order in `pithtex --help`: what a user runs.
-COMMANDS = ("number", "verify", "sty", "stamp", "inspect", "badge", "check", "bundle")
+COMMANDS = ("number", "verify", "sty", "stamp", "inspect", "badge", "check", "bundle", "serve")
 # A pithtex developer's, run in a checkout as `python -m pithtex.cli.NAME` (`make render`).
 DEVELOPER_COMMANDS = ("render",)
 
