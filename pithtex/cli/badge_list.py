@@ -10,7 +10,7 @@ from ..value import TYPE_CHECKING
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..web.publist import Checked
+    from ..web.publist import Checked, Skipped
 
 def run_list(args: Namespace) -> int:
     from ..client import Client
@@ -71,7 +71,7 @@ def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:
         write_atomic(folder / name, text)
 
 
-def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -> None:
+def _summary(checked: list[Checked], skipped: list[Skipped], folder: Path, written: int) -> None:
     from ..safetext import shown
     from ..web.publist import paper_label
 
@@ -86,8 +86,10 @@ def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -
     bad = [p for p in checked if not p.verified]
     line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
     if skipped:
-        line += f" ({skipped} BibTeX entries name no arXiv id, arXiv DOI or Pith Number)"
+        line += f"; skipped {len(skipped)} BibTeX entries that name no arXiv id, arXiv DOI or Pith Number"
     print(line, file=sys.stderr)
+    for entry in skipped:
+        print(f"pithtex: skipped {shown(entry.key)} (line {entry.line}): {entry.reason}", file=sys.stderr)
     added = sum(p.verified and p.added_key for p in checked)
     if added:
         print(f"pithtex: note: {added} signed by a --keys key: each badge carries it as a page key (its keys "

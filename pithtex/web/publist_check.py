@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from .. import brand, errors
 from ..errors import InputError, PithError
 from .badge import state_of_report
-from .publist import Checked, Wanted, is_bib, read_list
+from .publist import Checked, Skipped, Wanted, entry_mismatch, is_bib, read_list
 
 
 class Client(Protocol):
@@ -32,7 +32,7 @@ JOBS = 6  # papers checked at once
 MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
 
 
-def load_list(path: Path) -> tuple[list[Wanted], int]:
+def load_list(path: Path) -> tuple[list[Wanted], list[Skipped]]:
     """The papers a list or .bib file names (see publist.read_list); InputError for an unreadable one."""
     from ..files import read_input
 
@@ -67,6 +67,9 @@ def check_one(wanted: Wanted, client: Client) -> Checked:
     state = state_of_report(report)  # the one reading of a report's word and first failed check
     if not state.verified:
         return Checked(wanted, str(state.word), state.reason, number)
+    wrong = entry_mismatch(wanted, report.title)
+    if wrong is not None:  # a verified record of another paper is no badge for this entry
+        return Checked(wanted, brand.INVALID if report.title else brand.UNCHECKED, wrong, number)
     key = client.keys.get(report.key_id) if report.key_id else None
     return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
                    added_key=key is not None and not key.registry)
