@@ -28,9 +28,9 @@ def run_list(args: Namespace) -> int:
         place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
     except PithError as exc:
         raise type(exc)(f"--assets-url: {exc}") from None  # the library names no flags; the command line does
-    folder = _folder(Path(args.output))
     papers, skipped = publist_check.load_list(Path(args.list))
     keys = warn_refused(args.keys)
+    folder = _folder(Path(args.output))  # made only once the list and the keys are known good
     progress = _Progress(len(papers))
     checked = publist_check.check_all(papers, Client(keys, base_url=args.base_url, offline=args.offline),
                                       done=progress.step)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from pithtex.web import bibtex, publist
 
 from ..conftest import assert_clean_error, pithtex_cli
+from ..recordkit import TestKey
 from ..resolverkit import FakeResolver
 from .test_badge_list import KEY, paper, serve
 
@@ -97,3 +99,19 @@ def test_reading_a_bib_is_linear_in_its_size():
     assert large < 2.2 * small, (small, large)  # twice the entries: twice the work, not four times
     (first,) = bibtex.entries(one[: one.index("\n\n") + 2])
     assert first.line == 1 and bibtex.decoded(first.fields["title"], "key1") == "A öber title number 1"
+
+
+@pytest.mark.parametrize("command", [("badge", "--list", "LIST", "-o", "OUT"), ("verify", "RECORD")])
+def test_a_key_file_naming_one_key_id_twice_is_refused(tmp_path, env, command):
+    other = TestKey(KEY.key_id)  # the same id, another key: which one verifies must not hang on the order
+    good = json.loads(KEY.key_file(tmp_path).read_text())["keys"][0]
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"keys": [good, {"key_id": other.key_id, "public_key_hex": other.raw_public.hex()}]}))
+    arxiv, record = paper(1)
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    (tmp_path / "list.txt").write_text(f"{arxiv}\n")
+    names = {"LIST": str(tmp_path / "list.txt"), "OUT": str(tmp_path / "out"), "RECORD": str(tmp_path / "record.json")}
+    proc = pithtex_cli(*[names.get(part, part) for part in command], "--keys", str(keys), env=env)
+    err = assert_clean_error(proc)
+    assert f"key '{KEY.key_id}' is given twice" in err and str(keys) in err, err
+    assert not (tmp_path / "out").exists()
