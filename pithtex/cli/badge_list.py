@@ -32,8 +32,9 @@ def run_list(args: Namespace) -> int:
     keys = warn_refused(args.keys)
     folder = _folder(Path(args.output))  # made only once the list and the keys are known good
     progress = _Progress(len(papers))
+    kept = publist_check.Kept(folder, Client(keys, base_url=args.base_url, offline=True))
     checked = publist_check.check_all(papers, Client(keys, base_url=args.base_url, offline=args.offline),
-                                      done=progress.step)
+                                      done=progress.step, kept=kept)
     progress.end()
     files = publist.list_files(checked, place, publist.page_keys(keys))
     _write(folder, files, args.base_url)
@@ -82,6 +83,8 @@ def _summary(checked: list[Checked], skipped: list[Skipped], folder: Path, writt
             print(f"          {shown(paper.reason)}")
         elif paper.added_key:
             print(f"          {shown(paper.signer or '')}")
+        if paper.kept:
+            print(f"          {shown(paper.kept)}")
     good = sum(p.verified for p in checked)
     bad = [p for p in checked if not p.verified]
     line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
@@ -94,6 +97,11 @@ def _summary(checked: list[Checked], skipped: list[Skipped], folder: Path, writt
     if added:
         print(f"pithtex: note: {added} signed by a --keys key: each badge carries it as a page key (its keys "
               "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
+    kept = [p for p in checked if p.kept]
+    if kept:
+        oldest = min((p.verified_at or "" for p in kept), default="")
+        print(f"pithtex: note: {len(kept)} verified from copies that verified before (the resolver could not be "
+              f"reached){f'; the oldest verified {oldest}' if oldest else ''}", file=sys.stderr)
     if bad:
         words = ", ".join(sorted({p.word for p in bad}))
         print(f"pithtex: {len(bad)} listed without a badge ({words}): "

@@ -23,6 +23,7 @@ from . import badge, bibtex
 from .assets import SCRIPT_NAME
 from .shape import HEIGHT
 
+INDEX = "pith.json"  # the index a site's template reads: one entry per BibTeX key, arXiv id, DOI or number
 RECORDS = "records"
 BADGES = "badges"
 SNIPPETS = "snippets"
@@ -66,6 +67,8 @@ class Checked:
     title: str | None = None  # the record's title, when it hashes to the signed title_canon_sha256
     signer: str | None = None
     added_key: bool = False  # verified under a key --keys added (the page's key), not the registry's
+    verified_at: str | None = None  # when it verified (UTC, ISO 8601): now, or an earlier run's time when kept
+    kept: str = ""  # when the resolver could not be reached: which earlier verified copy stood in, and how old
 
     @property
     def verified(self) -> bool:
@@ -292,7 +295,39 @@ def list_files(papers: list[Checked], place: Place, keys_json: str | None) -> di
     files[f"{FRAGMENT}.md"] = script + "\n\n" + "".join(f"- {_item('md', c, place, keys_json, labelled=True)}\n"
                                                         for c in papers)
     files[f"{FRAGMENT}.rst"] = ".. raw:: html\n\n" + "".join(f"   {line}\n" for line in html.splitlines())
+    files[INDEX] = index_json(papers, place, keys_json)
     return files
+
+
+def index_names(wanted: Wanted) -> list[str]:
+    """The names a template may look a paper up by: its BibTeX key, its arXiv id (without a
+    version), the DOI or number as written, and its Pith Number."""
+    names = [wanted.key] if wanted.key else []
+    if wanted.arxiv is not None:
+        names.append(wanted.arxiv.paper)
+    if wanted.number is not None:
+        names.append(wanted.number.body)
+    names.append(wanted.given)
+    return list(dict.fromkeys(names))
+
+
+def index_json(papers: list[Checked], place: Place, keys_json: str | None) -> str:
+    """pith.json: every paper of the list by each of its names (`index_names`), with its state,
+    number, record path and the HTML snippet to put on a page (null unless it verified)."""
+    entries: dict[str, dict[str, Any]] = {}
+    for checked in papers:
+        entry = {
+            "state": checked.word, "number": checked.number.body if checked.number else None,
+            "arxiv": checked.wanted.arxiv.paper if checked.wanted.arxiv else None,
+            "title": checked.title or checked.wanted.title, "verified_at": checked.verified_at,
+            "record": record_path(checked.number) if checked.verified and checked.number else None,
+            "snippet": _item("html", checked, place, keys_json) if checked.verified else None,
+            "reason": "" if checked.verified else checked.reason,
+        }
+        for name in index_names(checked.wanted):
+            entries.setdefault(name, entry)  # a name two papers share stays the first one's
+    document = {"format": 1, "script": place.url(SCRIPT_NAME), "papers": entries}
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
 def _item(kind: str, checked: Checked, place: Place, keys_json: str | None, labelled: bool = False) -> str:

@@ -7,15 +7,18 @@ so a list of 300 papers neither opens 300 connections nor waits for one paper at
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
 from .. import brand, errors
-from ..errors import InputError, PithError
+from ..errors import InputError, InvalidNumber, PithError
+from ..number import PithNumber
 from .badge import state_of_report
-from .publist import Checked, Skipped, Wanted, entry_mismatch, is_bib, read_list
+from .publist import INDEX, Checked, Skipped, Wanted, entry_mismatch, index_names, is_bib, read_list, record_path
 
 
 class Client(Protocol):
@@ -27,6 +30,8 @@ class Client(Protocol):
     def verify_arxiv(self, arxiv: Any) -> Any: ...
 
     def verify_number(self, number: Any) -> Any: ...
+
+    def verify_record(self, path: Any, *, expect: Any = None) -> Any: ...
 
 JOBS = 6  # papers checked at once
 MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
@@ -50,8 +55,9 @@ def load_list(path: Path) -> tuple[list[Wanted], list[Skipped]]:
     return read_list(text, str(path), is_bib(path.name, text))
 
 
-def check_one(wanted: Wanted, client: Client) -> Checked:
-    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'."""
+def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Checked:
+    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'.
+    When the resolver cannot be reached, `kept` stands in with a copy that verified before."""
     try:
         if wanted.arxiv is not None:
             checked = client.verify_arxiv(wanted.arxiv)
@@ -62,7 +68,17 @@ def check_one(wanted: Wanted, client: Client) -> Checked:
             number = checked.report.number
     except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
+        if word == brand.UNCHECKED and kept is not None:
+            earlier = kept.check(wanted, str(exc))
+            if earlier is not None:
+                return earlier
         return Checked(wanted, word, str(exc))
+    return outcome(wanted, checked, number, client.keys, _now())
+
+
+def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str, kept: str = "") -> Checked:
+    """A verification (`Client.verify_*`'s answer) as the list's outcome for `wanted`: verified
+    only when the record verified and is the paper the entry names (its title)."""
     report = checked.report
     state = state_of_report(report)  # the one reading of a report's word and first failed check
     if not state.verified:
@@ -70,18 +86,109 @@ def check_one(wanted: Wanted, client: Client) -> Checked:
     wrong = entry_mismatch(wanted, report.title)
     if wrong is not None:  # a verified record of another paper is no badge for this entry
         return Checked(wanted, brand.INVALID if report.title else brand.UNCHECKED, wrong, number)
-    key = client.keys.get(report.key_id) if report.key_id else None
+    key = keys.get(report.key_id) if report.key_id else None
     return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
-                   added_key=key is not None and not key.registry)
+                   added_key=key is not None and not key.registry, verified_at=verified_at, kept=kept)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Kept:
+    """Records that verified before, for when the resolver cannot be reached: the output folder's
+    (its pith.json names each paper's number and when it verified; records/ holds the record),
+    then the resolver's cache (an offline client). Each is verified again, offline, as a fresh
+    one would be: hash, signature, the paper asked for, the entry's title. Records are content-
+    addressed, so a copy that verifies is as good as a fresh one: only its age is said."""
+
+    def __init__(self, folder: Path, offline: Client) -> None:
+        self.folder, self.offline = folder, offline
+        self.index = _read_index(folder / INDEX)
+
+    def check(self, wanted: Wanted, failure: str) -> Checked | None:
+        """`wanted` from a copy that verified before, verified again offline; None when none does."""
+        return self._from_folder(wanted) or self._from_cache(wanted)
+
+    def _from_folder(self, wanted: Wanted) -> Checked | None:
+        from ..arxiv.ids import source_problem
+        from ..record import canonical_of
+
+        entry = next((self.index[n] for n in index_names(wanted) if n in self.index), None)
+        number = _number_of(entry)
+        if entry is None or number is None or entry.get("state") != brand.VERIFIED:
+            return None
+        path = self.folder / record_path(number)
+        try:
+            checked = self.offline.verify_record(path, expect=number)
+            if (wanted.arxiv is not None and checked.report.verified
+                    and source_problem(canonical_of(checked.document), wanted.arxiv)[0] != "pass"):
+                return None
+        except PithError:  # the copy is gone or unreadable: it cannot stand in
+            return None
+        when = str(entry.get("verified_at") or "")
+        note = f"the resolver could not be reached; used {path}, which verified {_age(when)}"
+        result = outcome(wanted, checked, number, self.offline.keys, when, note)
+        return result if result.verified else None
+
+    def _from_cache(self, wanted: Wanted) -> Checked | None:
+        try:
+            if wanted.arxiv is not None:
+                checked = self.offline.verify_arxiv(wanted.arxiv)
+                number = checked.resolved
+            else:
+                assert wanted.number is not None
+                checked = self.offline.verify_number(wanted.number)
+                number = checked.report.number
+        except PithError:  # not in the cache either
+            return None
+        result = outcome(wanted, checked, number, self.offline.keys, _now(),
+                         "the resolver could not be reached; used the copy in the resolver's cache")
+        return result if result.verified else None
+
+
+def _read_index(path: Path) -> dict[str, dict[str, Any]]:
+    """An earlier run's pith.json papers, or nothing (missing, or not one this tool wrote)."""
+    from ..files import read_input
+
+    try:
+        document = json.loads(read_input(path, MAX_LIST_BYTES, "an index").decode("utf-8"))
+    except (OSError, InputError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    papers = document.get("papers") if isinstance(document, dict) else None
+    if not isinstance(papers, dict):
+        return {}
+    return {k: v for k, v in papers.items() if isinstance(k, str) and isinstance(v, dict)}
+
+
+def _number_of(entry: dict[str, Any] | None) -> PithNumber | None:
+    try:
+        return PithNumber.parse(str(entry["number"])) if entry and entry.get("number") else None
+    except InvalidNumber:
+        return None
+
+
+def _age(when: str) -> str:
+    """How long ago an ISO 8601 UTC time was, in words ("3 days ago"); the time itself when unreadable."""
+    try:
+        then = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return "at an unknown time"
+    seconds = max(0, int((datetime.now(timezone.utc) - then).total_seconds()))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''} ago ({when})"
+    return f"moments ago ({when})"
 
 
 def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
-              done: Callable[[Checked], None] | None = None) -> list[Checked]:
+              done: Callable[[Checked], None] | None = None, kept: Kept | None = None) -> list[Checked]:
     """Every paper's outcome, in the list's order, checked by one `client` (each fetch opens its
     own connection, so the threads share nothing mutable); `done` is called as each one ends."""
     results: dict[int, Checked] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
-        futures = {pool.submit(check_one, paper, client): i for i, paper in enumerate(papers)}
+        futures = {pool.submit(check_one, paper, client, kept): i for i, paper in enumerate(papers)}
         try:
             for future in as_completed(futures):
                 results[futures[future]] = outcome = future.result()

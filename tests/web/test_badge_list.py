@@ -77,7 +77,7 @@ def test_thirty_papers_from_a_bib_in_one_command(tmp_path, fake, env):
     assert proc.stdout.count(f"signed by {KEY.key_id}, a key --keys added, not the Pith registry") == 30
     assert "\r" not in proc.stderr  # no progress line when stderr is not a terminal
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    expected = sorted(["pith-badge.js", "publications.html", "publications.md", "publications.rst"]
+    expected = sorted(["pith-badge.js", "pith.json", "publications.html", "publications.md", "publications.rst"]
                       + [f"records/{n.body}.json" for n in numbers]
                       + [f"badges/pith-{n.body[:8]}.svg" for n in numbers]
                       + [f"snippets/{n.body}.{k}" for n in numbers for k in ("html", "md", "rst")])
