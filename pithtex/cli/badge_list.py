@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from argparse import Namespace
 
     from ..web.publist import Checked, Skipped
+    from ..web.sites import SiteFiles
 
 def run_list(args: Namespace) -> int:
     from ..client import Client
@@ -24,8 +25,10 @@ def run_list(args: Namespace) -> int:
     if args.number or args.arxiv or args.record:
         raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
     # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
+    site = _site(args) if args.site else None
     try:
-        place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
+        assets_url = args.assets_url or (site.assets_url(Path(args.output)) if site else None)
+        place = publist.assets_base(assets_url, base_url(args.base_url) if args.base_url else None)
     except PithError as exc:
         raise type(exc)(f"--assets-url: {exc}") from None  # the library names no flags; the command line does
     papers, skipped = publist_check.load_list(Path(args.list))
@@ -38,8 +41,24 @@ def run_list(args: Namespace) -> int:
     progress.end()
     files = publist.list_files(checked, place, publist.page_keys(keys))
     _write(folder, files, args.base_url)
+    if site is not None:
+        site.write(files[publist.INDEX])
     _summary(checked, skipped, folder, len(files) + 1)
     return publist_check.exit_code(checked)
+
+
+def _site(args: Namespace) -> SiteFiles:
+    from ..errors import InputError
+    from ..web.sites import SITES, SiteFiles
+
+    root = Path(args.site_root)
+    kind = SITES[args.site]
+    if not root.is_dir():
+        raise InputError(f"--site-root {root}: no such folder (give the {kind.name} site's folder)")
+    if not any((root / name).is_file() for name in kind.configs):
+        raise InputError(f"--site {args.site}: {root} has no {' or '.join(kind.configs)}, so it is no {kind.name} "
+                         "site; run in the site's folder or give --site-root")
+    return SiteFiles(kind, root)
 
 
 def _folder(folder: Path) -> Path:
