@@ -8,8 +8,9 @@ so a list of 300 papers neither opens 300 connections nor waits for one paper at
 from __future__ import annotations
 
 import json
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
@@ -185,18 +186,43 @@ def _age(when: str) -> str:
 def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
               done: Callable[[Checked], None] | None = None, kept: Kept | None = None) -> list[Checked]:
     """Every paper's outcome, in the list's order, checked by one `client` (each fetch opens its
-    own connection, so the threads share nothing mutable); `done` is called as each one ends."""
+    own connection, so the threads share nothing mutable); `done` is called as each one ends.
+
+    The checks run on daemon threads, not a ThreadPoolExecutor: its shutdown, and the
+    interpreter's exit, join every worker, so Ctrl-C waited for the fetches in flight to reach
+    their deadline (18 s by default, up to PITH_TIMEOUT). A daemon thread is abandoned at exit:
+    what it was fetching is not needed, and nothing it writes is kept unless complete (the
+    cache's writes are atomic)."""
+    todo: queue.SimpleQueue[tuple[int, Wanted]] = queue.SimpleQueue()
+    for item in enumerate(papers):
+        todo.put(item)
+    finished: queue.SimpleQueue[tuple[int, Checked | BaseException]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                index, paper = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                finished.put((index, check_one(paper, client, kept)))
+            except BaseException as exc:  # a bug in a check: handed to the main thread, which raises it
+                finished.put((index, exc))
+
+    for _ in range(max(1, min(jobs, len(papers)))):
+        threading.Thread(target=work, name="pithtex-list-check", daemon=True).start()
     results: dict[int, Checked] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
-        futures = {pool.submit(check_one, paper, client, kept): i for i, paper in enumerate(papers)}
-        try:
-            for future in as_completed(futures):
-                results[futures[future]] = outcome = future.result()
-                if done is not None:
-                    done(outcome)
-        except BaseException:  # Ctrl-C, or a bug in one check: start no more (those running end by their deadline)
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    try:
+        while len(results) < len(papers):
+            index, result = finished.get()  # Ctrl-C interrupts this wait at once
+            if isinstance(result, BaseException):
+                raise result
+            results[index] = result
+            if done is not None:
+                done(result)
+    finally:
+        stop.set()  # Ctrl-C or a bug: start no more checks; those in flight are abandoned
     return [results[i] for i in range(len(papers))]
 
 

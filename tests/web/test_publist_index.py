@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 from ..conftest import pithtex_cli
-from ..resolverkit import serving
+from ..resolverkit import Reply, serving
 from .test_badge_list import KEY, paper, serve
 
 
@@ -83,3 +89,35 @@ def test_a_kept_record_of_another_paper_never_stands_in(tmp_path):
     assert re.search(rf"^unchecked +arXiv:{ids[0]}", proc.stdout, re.M) and re.search(
         rf"^verified +arXiv:{ids[1]}", proc.stdout, re.M), proc.stdout
     assert (out / "publications.html").read_text().count("<pith-badge ") == 1
+
+
+def test_ctrl_c_ends_the_run_without_waiting_for_fetches_in_flight(tmp_path):
+    """Three resolves held open by a slow loopback resolver (PITH_TIMEOUT an hour): Ctrl-C ends the
+    run, exit 130, while all three are still being answered, and writes no list."""
+    listing, out = tmp_path / "papers.txt", tmp_path / "out"
+    ids = [f"2401.0000{i}" for i in (1, 2, 3)]
+    listing.write_text("".join(f"{a}\n" for a in ids))
+    with serving() as fake:
+        for arxiv in ids:
+            fake.route(f"/api/pith-number/resolve?arxiv={arxiv}&json=true", Reply(delay=3600))
+        env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PITH_BASE_URL": fake.base,
+               "PITH_TIMEOUT": "3600"}
+        exe = shutil.which("pithtex", path=str(Path(sys.executable).parent))
+        assert exe is not None
+        proc = subprocess.Popen([exe, "badge", "--list", str(listing), "-o", str(out)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            for _ in range(6000):  # the event: all three resolves are in flight (bounded: at most 10 minutes)
+                if fake.active == 3 or proc.poll() is not None:
+                    break
+                threading.Event().wait(0.1)
+            assert fake.active == 3, proc.poll()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=600)
+            still_answering = fake.active
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130 and err.strip() == "pithtex: interrupted", (proc.returncode, err)
+    assert still_answering == 3  # it ended before any fetch in flight did: it waited for none
+    assert not (out / "publications.html").exists()
