@@ -37,6 +37,16 @@ def shipped(site: Site) -> str:
     return resources.files("pithtex").joinpath("data").joinpath(site.shipped).read_text("utf-8")
 
 
+def site_files(kind: str, root: Path) -> SiteFiles:
+    """The files for the `kind` (jekyll, hugo) site at `root`; InputError when it is not one."""
+    site = SITES[kind]
+    if not root.is_dir():
+        raise InputError(f"{root}: no such folder")
+    if not any((root / name).is_file() for name in site.configs):
+        raise InputError(f"{root} has no {' or '.join(site.configs)}, so it is no {site.name} site")
+    return SiteFiles(site, root)
+
+
 @dataclass(frozen=True)
 class SiteFiles:
     site: Site
@@ -48,12 +58,12 @@ class SiteFiles:
         try:
             relative = PurePosixPath(output.resolve().relative_to(self.root.resolve()).as_posix())
         except ValueError:
-            raise InputError(f"--site {self.site.name.lower()}: -o {output} is outside the site at {self.root}; "
-                             "give --assets-url, the URL it is served at") from None
+            raise InputError(f"{output} is outside the site at {self.root}; give --assets-url, the URL it is "
+                             "served at") from None
         if self.site.static:
             if relative.parts[:1] != (self.site.static,):
-                raise InputError(f"--site hugo: -o {output} is not under {self.root / self.site.static}, which Hugo "
-                                 "serves; give --assets-url, the URL it is served at")
+                raise InputError(f"{output} is not under {self.root / self.site.static}, which Hugo serves; "
+                                 "give --assets-url, the URL it is served at")
             relative = PurePosixPath(*relative.parts[1:])
         return "/" + (f"{relative}/" if relative.parts else "")
 

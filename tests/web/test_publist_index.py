@@ -12,7 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..conftest import pithtex_cli
+from ..conftest import assert_clean_error, pithtex_cli
 from ..resolverkit import Reply, serving
 from .test_badge_list import KEY, paper, serve
 
@@ -121,3 +121,21 @@ def test_ctrl_c_ends_the_run_without_waiting_for_fetches_in_flight(tmp_path):
     assert proc.returncode == 130 and err.strip() == "pithtex: interrupted", (proc.returncode, err)
     assert still_answering == 3  # it ended before any fetch in flight did: it waited for none
     assert not (out / "publications.html").exists()
+
+
+def test_site_refuses_a_folder_that_is_no_such_site_before_any_fetch(tmp_path):
+    listing = tmp_path / "papers.txt"
+    listing.write_text("2401.00001\n")
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PITH_BASE_URL": "http://127.0.0.1:9"}
+    err = assert_clean_error(pithtex_cli("badge", "--list", str(listing), "-o", str(site / "assets" / "pith"),
+                                         "--site", "jekyll", "--site-root", str(site), env=env))
+    assert f"--site jekyll: {site} has no _config.yml" in err, err
+    (site / "hugo.toml").write_text("")
+    err = assert_clean_error(pithtex_cli("badge", "--list", str(listing), "-o", str(site / "pith"), "--site", "hugo",
+                                         "--site-root", str(site), env=env))
+    assert f"is not under {site / 'static'}, which Hugo serves" in err, err
+    assert not (site / "pith").exists() and not (site / "data").exists()
+    err = assert_clean_error(pithtex_cli("badge", "2401.00001", "--site", "hugo", env=env))
+    assert "--site is for --list" in err
