@@ -22,6 +22,7 @@ from ..errors import InputError
 # The month macros BibTeX predefines.
 MONTHS = {m: m for m in ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")}
 MAX_EXPANDED = 16 * 1024 * 1024  # characters all @string expansions of one file may make together
+MAX_TITLE = 4096  # characters of a title decoded; a paper's title is a line or two
 MAX_DEPTH = 32  # brace nesting in a decoded field; a title nests two or three deep
 
 
@@ -128,6 +129,9 @@ def decoded(value: str, where: str) -> str:
     """A field's LaTeX as text: accents and special letters as Unicode, font commands and
     protecting braces dropped, math kept as written; InputError (naming `where`) for braces
     nested deeper than any title needs."""
+    if len(value) > MAX_TITLE:
+        raise InputError(f"{where}: a title of {len(value):,} characters (more than {MAX_TITLE:,}); "
+                         "not a BibTeX file pithtex can read")
     if not any(mark in value for mark in ("\\", "$", "~", "--", "``", "''")):
         return plain(value)  # nothing but braces to take off: no need for the decoder
     depth = deepest = 0
@@ -148,3 +152,23 @@ def _decoder() -> tuple[Any, Any]:
     from pylatexenc.latexwalker import get_default_latex_context_db
 
     return LatexNodes2Text(math_mode="verbatim"), get_default_latex_context_db()
+
+
+def _worker() -> int:
+    """`python -m pithtex.web.bibtex NAME`: the entries of the .bib on stdin as JSON on stdout
+    (or {"error": line}), for `publist_check.parse_bounded`, which runs this under limits."""
+    import json
+    import sys
+
+    text = sys.stdin.buffer.read().decode("utf-8")
+    try:
+        found = [[e.kind, e.key, e.line, e.fields] for e in entries(text, sys.argv[1])]
+    except InputError as exc:
+        json.dump({"error": str(exc)}, sys.stdout)
+        return 0
+    json.dump({"entries": found}, sys.stdout, ensure_ascii=False)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_worker())

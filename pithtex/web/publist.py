@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any
@@ -128,10 +129,12 @@ def is_bib(name: str, text: str) -> bool:
     return name.lower().endswith(".bib") or text.lstrip().startswith("@")
 
 
-def read_list(text: str, name: str, bib: bool) -> tuple[list[Wanted], list[Skipped]]:
+def read_list(text: str, name: str, bib: bool,
+              parse: Callable[[str, str], list[bibtex.Entry]] = bibtex.entries) -> tuple[list[Wanted], list[Skipped]]:
     """The papers `text` names, in order, once each, and the BibTeX entries that name none.
-    Raises InputError naming the file and line of anything unreadable, or for an empty list."""
-    papers, skipped = (_from_bib(text, name) if bib else (_from_lines(text, name), []))
+    Raises InputError naming the file and line of anything unreadable, or for an empty list.
+    `parse` splits a .bib (publist_check runs bibtex.entries in a worker under limits)."""
+    papers, skipped = (_from_bib(text, name, parse) if bib else (_from_lines(text, name), []))
     unique = _first_named(papers)
     if not unique:
         raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
@@ -169,11 +172,12 @@ def _from_lines(text: str, name: str) -> list[Wanted]:
     return papers
 
 
-def _from_bib(text: str, name: str) -> tuple[list[Wanted], list[Skipped]]:
+def _from_bib(text: str, name: str, parse: Callable[[str, str], list[bibtex.Entry]]
+              ) -> tuple[list[Wanted], list[Skipped]]:
     papers: list[Wanted] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
-    for entry in bibtex.entries(text, name):
+    for entry in parse(text, name):
         named = _bib_id(entry.fields)
         if named is None:
             skipped.append(Skipped(entry.key, entry.line, _why_skipped(entry.fields)))

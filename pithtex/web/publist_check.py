@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from .. import brand, errors
 from ..errors import InputError, InvalidNumber, PithError
 from ..number import PithNumber
+from . import bibtex
 from .badge import state_of_report
 from .publist import INDEX, Checked, Skipped, Wanted, entry_mismatch, index_names, is_bib, read_list, record_path
 
@@ -53,7 +54,54 @@ def load_list(path: Path) -> tuple[list[Wanted], list[Skipped]]:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); a publication list is a text "
                          "or .bib file") from None
-    return read_list(text, str(path), is_bib(path.name, text))
+    return read_list(text, str(path), is_bib(path.name, text), parse=parse_bounded)
+
+
+# A .bib is untrusted: it is split in a worker process under these limits, so a file that
+# drives the parser into quadratic time or memory costs one clear line, not the machine.
+BIB_CPU_SECONDS = 30
+BIB_WALL_SECONDS = 120  # a busy machine shares its cores; CPU time is the real bound
+BIB_MEMORY = 2 * 1024**3
+MAX_BIB_ANSWER = 64 * 1024 * 1024  # entries of at most 8 MiB, @strings expanded within their budget
+
+
+def parse_bounded(text: str, name: str) -> list[bibtex.Entry]:
+    """bibtex.entries(text, name), run in a worker under CPU, memory and time limits;
+    InputError (one line) when it is refused or exceeds them."""
+    import subprocess
+    import sys
+    import tempfile
+
+    def limit() -> None:  # in the worker, before it runs
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (BIB_CPU_SECONDS, BIB_CPU_SECONDS))
+        resource.setrlimit(resource.RLIMIT_AS, (BIB_MEMORY, BIB_MEMORY))
+
+    cmd = [sys.executable, "-m", "pithtex.web.bibtex", name]
+    with tempfile.TemporaryFile() as answer:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=answer, stderr=subprocess.DEVNULL,
+                                preexec_fn=limit)
+        try:
+            proc.communicate(text.encode("utf-8"), timeout=BIB_WALL_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        finally:
+            if proc.poll() is None:  # Ctrl-C while it ran: it goes too
+                proc.kill()
+                proc.wait()
+        size = answer.seek(0, 2)
+        answer.seek(0)
+        data = answer.read(MAX_BIB_ANSWER) if proc.returncode == 0 and size <= MAX_BIB_ANSWER else b""
+    if not data:
+        raise InputError(f"{name}: reading it took more than the {BIB_CPU_SECONDS} s of CPU, "
+                         f"{BIB_WALL_SECONDS} s or {BIB_MEMORY // 1024**3} GiB a .bib may take; not a BibTeX "
+                         "file pithtex can read")
+    found = json.loads(data)
+    if "error" in found:
+        raise InputError(str(found["error"]))
+    return [bibtex.Entry(kind, key, line, fields) for kind, key, line, fields in found["entries"]]
 
 
 def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Checked:

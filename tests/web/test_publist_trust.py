@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pithtex.web import bibtex, publist
+from pithtex.errors import InputError
+from pithtex.web import bibtex, publist, publist_check
 
 from ..conftest import assert_clean_error, pithtex_cli
 from ..recordkit import TestKey
@@ -115,3 +116,15 @@ def test_a_key_file_naming_one_key_id_twice_is_refused(tmp_path, env, command):
     err = assert_clean_error(proc)
     assert f"key '{KEY.key_id}' is given twice" in err and str(keys) in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_bib_that_drives_the_parser_past_its_limits_is_one_line(monkeypatch):
+    """A megabyte of `@a{` keeps bibtexparser busy for many CPU seconds: its worker process,
+    given one CPU second here, is stopped by the kernel's limit, and the list is refused in one line."""
+    monkeypatch.setattr(publist_check, "BIB_CPU_SECONDS", 1)
+    with pytest.raises(InputError) as refused:
+        publist_check.parse_bounded("@a{" * (2**20 // 3), "papers.bib")
+    assert str(refused.value).startswith("papers.bib: reading it took more than the 1 s of CPU")
+    # and a good file comes back from the worker as the parser gives it
+    text = '@string{j = "J"}\n@article{k1, title = {A {\\"o} title}, journal = j, eprint = {2401.00001}}\n'
+    assert publist_check.parse_bounded(text, "papers.bib") == bibtex.entries(text, "papers.bib")
