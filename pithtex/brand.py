@@ -21,6 +21,12 @@ XMP_PREFIX = "pith"
 
 LABEL = "pith"
 
+# arXiv stamps its grey identifier into the left margin of page 1 (x = 12-32 pt or so): nothing
+# of pith's may start inside this band, in points from the page's left edge. pith.sty keeps a
+# flush-left badge out of it, the PDF stamp sets its badge clear of it, `check` flags a link
+# in it and the page reader takes the stamp's text from it.
+ARXIV_BAND = 40.0
+
 # The three outcomes of a check, one word each, shown alike by the SVG and PNG badges, the
 # web element, `pithtex verify` and the README; each word goes with the exit code of the
 # same outcome. A badge made without any check shows no state word at all.

@@ -16,10 +16,11 @@ import pytest
 from pithtex import brand, limits
 from pithtex.arxiv import ENGINES, ROUTES
 from pithtex.cli import build_parser
-from pithtex.latex.render import logo_path
+from pithtex.latex import options
+from pithtex.latex.render import logo_path, render_doc, render_sty
 from pithtex.number import BASE32_ALPHABET, PithNumber
 from pithtex.pdf import badge as pdf_badge
-from pithtex.pdf import xmp
+from pithtex.pdf import seen, xmp
 
 from .conftest import ROOT, pithtex_cli
 from .pdfkit import Writer
@@ -135,3 +136,53 @@ def test_the_web_element_takes_its_response_limit_from_limits():
     assert "const MAX_BYTES = C.limits.bytes;" in script
     assert f'"bytes": {limits.MAX_RESPONSE_BYTES}' in script or f'"bytes":{limits.MAX_RESPONSE_BYTES}' in script
     assert Path(ROOT / "pithtex" / "resolver.py").read_text().count("MAX_RESPONSE_BYTES") >= 1
+
+
+def _class_lists() -> list[str]:
+    """Literal collections of three or more supported class names in the package, the tests and
+    bench/, as `path:line` (a second list of the classes, to drift from the table)."""
+    names = set(options.CLASS_NAMES)
+    found = []
+    for folder in ("pithtex", "tests", "bench"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                items = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", None)
+                if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and items is not None:
+                    held = {n.value for n in items if isinstance(n, ast.Constant) and n.value in names}
+                    if len(held) >= 3:
+                        found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_the_supported_classes_are_one_table():
+    """pithtex/latex/options.py's CLASSES is the one list of supported classes: no other list of
+    them in code or tests, one example paper each, the manual shows page 1 of each, and
+    docs/latex.md's placement table has a row naming each with where its log says the badge went."""
+    assert _class_lists() == []
+    assert len(set(options.CLASS_NAMES)) == len(options.CLASSES) >= 10
+    assert sorted(p.name for p in (ROOT / "examples").iterdir() if (p / "paper.tex").is_file()) == sorted(
+        options.CLASS_NAMES)
+    manual = render_doc()
+    for c in options.CLASSES:
+        assert f"\\pagepicture{{{c.trim}}}{{{c.name}}}" in manual, c.name
+    doc = (ROOT / "docs" / "latex.md").read_text(encoding="utf-8")
+    table = doc.split("| class, variant | where the badge goes | how |", 1)[1].split("\n\n", 1)[0]
+    rows = [row for row in table.splitlines() if row.startswith("| ")]
+    for c in options.CLASSES:
+        assert any((c.known_as or c.name) in row and f"`{c.placed}`" in row and c.variant in row
+                   for row in rows), c
+
+
+def test_arxivs_stamp_band_has_one_home():
+    """The band where arXiv stamps page 1 is brand.ARXIV_BAND: no module or bench writes 40.0 (or
+    the page reader's 50.0) again, the templates write no band in bp, and pith.sty's flush-left
+    badge starts just right of it (its link's 1 bp margin)."""
+    floats = [(m, line) for m, line, v in _constants(float) if v in (40.0, 50.0)]
+    assert floats == [("pithtex/brand.py", next(line for m, line, v in _constants(float) if v == brand.ARXIV_BAND))]
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        assert not [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(n, ast.Constant) and n.value in (40.0, 50.0) and type(n.value) is float], path
+    for path in sorted((PACKAGE / "templates").rglob("*.j2")):
+        assert not re.search(r"\b\d+(\.\d+)?(\s|\\,)?bp\b", path.read_text(encoding="utf-8")), path
+    assert f"{{ {brand.ARXIV_BAND + 1:g}bp - 1in - \\tex_hoffset:D" in render_sty()
+    assert seen.STAMP_BAND == brand.ARXIV_BAND + seen.STAMP_SLACK
