@@ -29,6 +29,9 @@ class Client(Protocol):
 
     keys: Any
 
+    @property
+    def resolver(self) -> Any: ...  # its cached_since(number): when the cache's copy was written
+
     def verify_arxiv(self, arxiv: Any) -> Any: ...
 
     def verify_number(self, number: Any) -> Any: ...
@@ -140,8 +143,10 @@ def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: s
                    added_key=key is not None and not key.registry, verified_at=verified_at, kept=kept)
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _now(at: float | None = None) -> str:
+    """A time (now, or the Unix time `at`) as pith.json writes it: UTC, ISO 8601, to the second."""
+    moment = datetime.now(timezone.utc) if at is None else datetime.fromtimestamp(at, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Kept:
@@ -191,8 +196,10 @@ class Kept:
                 number = checked.report.number
         except PithError:  # not in the cache either
             return None
-        result = outcome(wanted, checked, number, self.offline.keys, _now(),
-                         "the resolver could not be reached; used the copy in the resolver's cache")
+        since = self.offline.resolver.cached_since(number) if number is not None else None
+        when = _now(since) if since is not None else ""
+        note = f"the resolver could not be reached; used the copy in the resolver's cache, fetched {_age(when)}"
+        result = outcome(wanted, checked, number, self.offline.keys, when, note)
         return result if result.verified else None
 
 

@@ -63,7 +63,7 @@ def test_the_index_names_every_paper_by_key_and_id_and_survives_an_outage(tmp_pa
     env["XDG_CACHE_HOME"] = str(cache)
     cached = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
     assert cached.returncode == 0, cached.stderr
-    assert cached.stdout.count("used the copy in the resolver's cache") == 3
+    assert cached.stdout.count("used the copy in the resolver's cache, fetched moments ago (20") == 3
     assert (out / "publications.html").read_text().count("<pith-badge ") == 3
 
 
