@@ -44,6 +44,7 @@ class Wanted:
     number: PithNumber | None = None
     title: str | None = None  # the BibTeX title (LaTeX decoded), when the list is one
     key: str | None = None  # the BibTeX key
+    author: str | None = None  # the BibTeX entry's first author's family name (LaTeX decoded)
     source: str = ""  # the list file's name, for messages
 
     @property
@@ -102,17 +103,24 @@ def paper_of(text: str, line: int, title: str | None = None, key: str | None = N
                             "(10.48550/arXiv.…) or a Pith Number") from None
 
 
-def entry_mismatch(wanted: Wanted, record_title: str | None) -> str | None:
-    """Why a BibTeX entry is not the paper its id names, or None when its title is the record's.
+def entry_mismatch(wanted: Wanted, record_title: str | None, record_authors: str | None = None) -> str | None:
+    """Why a BibTeX entry is not the paper its id names, or None when its title is the record's
+    (and its first author is among the record's authors, when both name authors).
     The titles are compared as `pithtex verify` binds a PDF to its record (pdf.titles: whole
     words, accents, case and TeX markup set aside, symbols kept), either side read as the
-    pattern. An entry without a title, or a list line, names no title to compare."""
+    pattern. An entry without a title, or a list line, names no title to compare. The record's
+    `paper.authors_text` is not signed (and not in author order), so it can only take a badge
+    away: a family name it lacks marks two papers of one title apart."""
     if wanted.title is None:
         return None
     if record_title is None:
         return (f"{wanted.entry} says {safetext.shown(wanted.title, quote=True)}, and the record's title "
                 "cannot be authenticated to compare it with")
     if _same_title(wanted.title, record_title):
+        names = {titles.key(part) for part in re.split(r"[-–—]", wanted.author or "")} - {""}
+        if names and record_authors and names.isdisjoint(titles.words(record_authors)):
+            return (f"{wanted.entry}'s first author is {safetext.shown(wanted.author, quote=True)}, the record's "
+                    f"authors (unsigned) are {safetext.shown(titles.shorten(record_authors), quote=True)}")
         return None
     return (f"{wanted.entry} says {safetext.shown(titles.shorten(wanted.title), quote=True)}, the record is of "
             f"{safetext.shown(titles.shorten(record_title), quote=True)}")
@@ -191,7 +199,7 @@ def _from_bib(text: str, name: str, parse: Callable[[str, str], list[bibtex.Entr
             continue  # listed where first named (read_list refuses a list of too many): no title to decode
         seen.add(_identity(wanted))
         title = bibtex.decoded(entry.fields["title"], where) if entry.fields.get("title") else None
-        papers.append(replace(wanted, title=title or None))
+        papers.append(replace(wanted, title=title or None, author=_first_family(entry.fields.get("author"), where)))
     return papers, skipped
 
 
@@ -206,6 +214,17 @@ def _bib_id(fields: dict[str, str]) -> str | None:
             return bibtex.plain(fields[key])
     doi = bibtex.plain(fields.get("doi", ""))
     return doi if _DOI.fullmatch(doi) else None
+
+
+def _first_family(authors: str | None, where: str) -> str | None:
+    """The first author's family name of a BibTeX `author` field ("Müller, J. and ..." or
+    "Jan van Müller and ..."): its last word, decoded; None without one."""
+    if not authors:
+        return None
+    first = re.split(r"\s+and\s+", authors.strip(), maxsplit=1)[0]
+    family = first.split(",", 1)[0] if "," in first else first
+    words = bibtex.decoded(family, where).split()
+    return words[-1] if words and titles.key(words[-1]) else None
 
 
 def _why_skipped(fields: dict[str, str]) -> str:

@@ -135,7 +135,9 @@ def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: s
     state = state_of_report(report)  # the one reading of a report's word and first failed check
     if not state.verified:
         return Checked(wanted, str(state.word), state.reason, number)
-    wrong = entry_mismatch(wanted, report.title)
+    paper = (checked.document or {}).get("paper")
+    authors = paper.get("authors_text") if isinstance(paper, dict) else None
+    wrong = entry_mismatch(wanted, report.title, authors if isinstance(authors, str) else None)
     if wrong is not None:  # a verified record of another paper is no badge for this entry
         return Checked(wanted, brand.INVALID if report.title else brand.UNCHECKED, wrong, number)
     key = keys.get(report.key_id) if report.key_id else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -25,12 +26,14 @@ def env(tmp_path: Path, fake: FakeResolver) -> dict[str, str]:
 
 def test_an_entry_whose_id_names_another_paper_is_invalid_text(tmp_path, fake, env):
     right_id, right = paper(1, "Schrödinger bridges for {BERT}-style models")
+    right["paper"]["authors_text"] = "Alice Smith, Jan Müller-Lüdenscheidt"  # unsigned, not in author order
     other_id, other = paper(2, "A Different Paper Entirely")
     serve(fake, right_id, right)
     serve(fake, other_id, other)
     bib = tmp_path / "papers.bib"
     bib.write_text(  # the first entry's title in LaTeX, case and braces its own; the second's id is wrong
         f'@article{{right2024, title = {{Schr{{\\"o}}dinger Bridges for {{BERT}}-Style Models}},\n'
+        '  author = {M{\\"u}ller-L{\\"u}denscheidt, Jan and Smith, Alice},\n'
         f"  eprint = {{{right_id}}}}}\n"
         f"@article{{wrong2023id, title = {{My Own Paper on Bridges}}, eprint = {{{other_id}}}}}\n"
         "@book{thesis, title = {A thesis}}\n@article{journal1, title = {In print}, doi = {10.1000/xyz.1}}\n")
@@ -46,8 +49,8 @@ def test_an_entry_whose_id_names_another_paper_is_invalid_text(tmp_path, fake, e
     assert "My Own Paper on Bridges" in html and "no Pith badge" in html
     # what was skipped is named, by key, with why
     assert "skipped 2 BibTeX entries" in proc.stderr
-    assert "pithtex: skipped thesis (line 4): no eprint, arxiv or arXiv DOI field" in proc.stderr
-    assert "pithtex: skipped journal1 (line 5): its DOI 10.1000/xyz.1 is not an arXiv DOI" in proc.stderr
+    assert "pithtex: skipped thesis (line 5): no eprint, arxiv or arXiv DOI field" in proc.stderr
+    assert "pithtex: skipped journal1 (line 6): its DOI 10.1000/xyz.1 is not an arXiv DOI" in proc.stderr
 
 
 def test_titles_compare_as_the_pdf_matcher_does():
@@ -56,6 +59,12 @@ def test_titles_compare_as_the_pdf_matcher_does():
     assert publist.entry_mismatch(wanted, "The C way") is not None  # symbols tell titles apart
     assert publist.entry_mismatch(wanted, None) is not None  # no authenticated title: nothing to bind to
     assert publist.entry_mismatch(publist.paper_of("2401.00001", 3), "Anything") is None  # a plain list names none
+    by = publist.paper_of("2401.00001", 3, "The C++ Way", key="k", source="papers.bib")
+    by = dataclasses.replace(by, author="Müller")
+    assert publist.entry_mismatch(by, "The C++ way", "A. Smith, J. Muller") is None  # accents set aside
+    assert publist.entry_mismatch(by, "The C++ way", None) is None  # no authors to compare
+    said = publist.entry_mismatch(by, "The C++ way", "A. Smith, B. Jones")  # one title, two papers
+    assert said == "papers.bib's k's first author is “Müller”, the record's authors (unsigned) are “A. Smith, B. Jones”"
 
 
 @pytest.mark.parametrize(("content", "said"), [
