@@ -117,9 +117,10 @@ def entry_mismatch(wanted: Wanted, record_title: str | None, record_authors: str
         return (f"{wanted.entry} says {safetext.shown(wanted.title, quote=True)}, and the record's title "
                 "cannot be authenticated to compare it with")
     if _same_title(wanted.title, record_title):
-        names = {titles.key(part) for part in re.split(r"[-–—]", wanted.author or "")} - {""}
+        author = wanted.author or ""
+        names = {titles.key(part) for part in re.split(r"[-–—]", author)} - {""}
         if names and record_authors and names.isdisjoint(titles.words(record_authors)):
-            return (f"{wanted.entry}'s first author is {safetext.shown(wanted.author, quote=True)}, the record's "
+            return (f"{wanted.entry}'s first author is {safetext.shown(author, quote=True)}, the record's "
                     f"authors (unsigned) are {safetext.shown(titles.shorten(record_authors), quote=True)}")
         return None
     return (f"{wanted.entry} says {safetext.shown(titles.shorten(wanted.title), quote=True)}, the record is of "
