@@ -1,8 +1,10 @@
 """A publication list's I/O: read its file, then check every paper, a few at a time.
 
+A .bib is split in a worker process under CPU, memory and time limits (`parse_bounded`).
 Each paper is `pithtex verify`'s use-case (`Client.verify_arxiv` / `Client.verify_number`), whose
-every fetch has the resolver's one wall-clock deadline; the pool bounds how many run at once,
-so a list of 300 papers neither opens 300 connections nor waits for one paper at a time.
+every fetch has the resolver's one wall-clock deadline; JOBS threads bound how many run at once,
+so a list of 300 papers neither opens 300 connections nor waits for one paper at a time. When
+the resolver cannot be reached, `Kept` stands in with what verified before.
 """
 
 from __future__ import annotations
