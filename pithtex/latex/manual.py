@@ -1,4 +1,4 @@
-"""Build the manual: latex/pith-doc.tex (rendered by `pithtex render`) -> pith-doc.pdf.
+"""Build the manual: latex/pith-doc.tex (rendered by `make render`) -> pith-doc.pdf.
 
 `make doc` runs `python -m pithtex.latex.manual`. The manual loads the package it documents,
 so it is compiled next to a fresh latex/pith.sty and shows its own badge. TeX runs in a

@@ -1,6 +1,6 @@
 """pith.sty's options and messages: one table read by the package template and the manual.
 
-`pithtex render` turns OPTIONS into the package's l3keys definitions and MESSAGES into its
+`make render` turns OPTIONS into the package's l3keys definitions and MESSAGES into its
 `\\msg_new:nnnn` declarations (templates/pith.sty.j2), and the same two tables into the
 option table and the troubleshooting list of the manual (templates/pith-doc.tex.j2), so
 the manual cannot describe an option or a message the package does not have. Texts are
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .. import brand
 
-EXAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+EXAMPLE_BODY = brand.SAMPLE_BODY
 
 
 @dataclass(frozen=True)
