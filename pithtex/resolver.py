@@ -346,6 +346,13 @@ class Resolver:
         except RecordError as exc:
             raise ResolverError(f"{exc}; cannot decide") from None
 
+    def cached_since(self, number: PithNumber) -> float | None:
+        """When the cached copy of `number`'s record was written (a Unix time), or None without one."""
+        try:
+            return self._cache_path(number).stat(follow_symlinks=False).st_mtime
+        except OSError:
+            return None
+
     def _cache_path(self, number: PithNumber) -> Path:
         """One folder per resolver: a mirror's answers never stand in for another's."""
         return self._cache_folder("records") / f"{number.body}.json"

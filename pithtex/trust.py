@@ -116,7 +116,13 @@ def keys_from_json(document: Any, source: str) -> list[PublicKey]:
         entries = [document]
     if not isinstance(entries, list) or not entries:
         raise KeyFileError(f"{source}: no keys found (expected {{\"keys\": [...]}})")
-    return [_key_from_entry(entry, source) for entry in entries]
+    keys = [_key_from_entry(entry, source) for entry in entries]
+    seen: set[str] = set()
+    for key in keys:  # the ring keeps one key an id: which one would depend on the order
+        if key.key_id in seen:
+            raise KeyFileError(f"{source}: key {key.key_id!r} is given twice; a key id names one key")
+        seen.add(key.key_id)
+    return keys
 
 
 def _key_from_entry(entry: Any, source: str) -> PublicKey:

@@ -49,6 +49,10 @@ def register(subparsers: Subparsers) -> None:
                    "Numbers, one a line, or a .bib file), verified, into the folder -o DIR (docs/web.md)")
     p.add_argument("--assets-url", metavar="URL", help="--list: the URL -o DIR is served at (https://... or "
                    "/path/), so the list works on pages at any depth")
+    p.add_argument("--site", choices=("jekyll", "hugo"), help="--list: also write the generator's data file and "
+                   "include (Jekyll: _data/pith.json, _includes/pith-badge.html; Hugo: data/pith.json, "
+                   "layouts/shortcodes/pith.html) into the site at --site-root (docs/web.md)")
+    p.add_argument("--site-root", metavar="DIR", default=".", help="--site: the site's folder (default: here)")
     add_remove_stale(p)
 
 
@@ -62,6 +66,8 @@ def run(args: Namespace) -> int:
         return run_list(args)
     if args.assets_url:
         raise PithError("--assets-url is for --list (the folder of files it writes); give --list FILE")
+    if args.site:
+        raise PithError("--site is for --list (it indexes the list for the site's templates); give --list FILE")
     if args.output == "-":
         args.output = None  # `-o -` is stdout, as without -o
     from .badge_output import check_output

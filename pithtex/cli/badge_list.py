@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from ..value import TYPE_CHECKING
@@ -10,7 +9,7 @@ from ..value import TYPE_CHECKING
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..web.publist import Checked
+    from ..web.sites import SiteFiles
 
 def run_list(args: Namespace) -> int:
     from ..client import Client
@@ -18,27 +17,44 @@ def run_list(args: Namespace) -> int:
     from ..resolver import base_url
     from ..web import publist, publist_check
     from . import warn_refused
+    from .badge_list_report import Progress, summary
 
     if not args.output or args.output == "-":
         raise PithError("--list writes a folder of files: give -o DIR")
     if args.number or args.arxiv or args.record:
         raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
     # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
+    site, assets_url = _site(args) if args.site else (None, args.assets_url)
     try:
-        place = publist.assets_base(args.assets_url, base_url(args.base_url) if args.base_url else None)
+        place = publist.assets_base(assets_url, base_url(args.base_url) if args.base_url else None)
     except PithError as exc:
         raise type(exc)(f"--assets-url: {exc}") from None  # the library names no flags; the command line does
-    folder = _folder(Path(args.output))
     papers, skipped = publist_check.load_list(Path(args.list))
     keys = warn_refused(args.keys)
-    progress = _Progress(len(papers))
+    folder = _folder(Path(args.output))  # made only once the list and the keys are known good
+    progress = Progress(len(papers))
+    kept = publist_check.Kept(folder, Client(keys, base_url=args.base_url, offline=True))
     checked = publist_check.check_all(papers, Client(keys, base_url=args.base_url, offline=args.offline),
-                                      done=progress.step)
+                                      done=progress.step, kept=kept)
     progress.end()
     files = publist.list_files(checked, place, publist.page_keys(keys))
     _write(folder, files, args.base_url)
-    _summary(checked, skipped, folder, len(files) + 1)
+    if site is not None:
+        site.write(files[publist.INDEX])
+    summary(checked, skipped, folder, len(files) + 1)
     return publist_check.exit_code(checked)
+
+
+def _site(args: Namespace) -> tuple[SiteFiles, str]:
+    """--site's files, and the assets URL: --assets-url, or -o DIR's path in the site."""
+    from ..errors import PithError
+    from ..web.sites import site_files
+
+    try:
+        site = site_files(args.site, Path(args.site_root))
+        return site, args.assets_url or site.assets_url(Path(args.output))
+    except PithError as exc:
+        raise type(exc)(f"--site {args.site}: {exc}") from None
 
 
 def _folder(folder: Path) -> Path:
@@ -69,52 +85,3 @@ def _write(folder: Path, files: dict[str, str], base_url: str | None) -> None:
     write_atomic(folder / assets.SCRIPT_NAME, assets.render_script(base_url=base_url))
     for name, text in files.items():
         write_atomic(folder / name, text)
-
-
-def _summary(checked: list[Checked], skipped: int, folder: Path, written: int) -> None:
-    from ..safetext import shown
-    from ..web.publist import paper_label
-
-    for paper in checked:
-        number = f"  {paper.number.prefixed}" if paper.number else ""
-        print(f"{paper.word:<9} {paper_label(paper)}{number}")
-        if not paper.verified:
-            print(f"          {shown(paper.reason)}")
-        elif paper.added_key:
-            print(f"          {shown(paper.signer or '')}")
-    good = sum(p.verified for p in checked)
-    bad = [p for p in checked if not p.verified]
-    line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
-    if skipped:
-        line += f" ({skipped} BibTeX entries name no arXiv id, arXiv DOI or Pith Number)"
-    print(line, file=sys.stderr)
-    added = sum(p.verified and p.added_key for p in checked)
-    if added:
-        print(f"pithtex: note: {added} signed by a --keys key: each badge carries it as a page key (its keys "
-              "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
-    if bad:
-        words = ", ".join(sorted({p.word for p in bad}))
-        print(f"pithtex: {len(bad)} listed without a badge ({words}): "
-              + "; ".join(p.wanted.label for p in bad), file=sys.stderr)
-
-
-class _Progress:
-    """`checked 12/30` on stderr, rewritten in place, only when stderr is a terminal."""
-
-    def __init__(self, total: int) -> None:
-        from ..safetext import unfiltered
-
-        self.total, self.count = total, 0
-        self.stream = unfiltered(sys.stderr)
-        self.shown = self.stream.isatty()
-
-    def step(self, paper: Checked) -> None:
-        self.count += 1
-        if self.shown:
-            self.stream.write(f"\rpithtex: checked {self.count}/{self.total}")
-            self.stream.flush()
-
-    def end(self) -> None:
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()

@@ -137,10 +137,9 @@ def svg(number: PithNumber, state: BadgeState | None = None, theme: str = "light
     """The badge as a standalone SVG document (UTF-8 text)."""
     state = state or BadgeState()
     lay = layout(number, state.word)
-    drawing = badgeshape.shape(state.word, lay.status)
     uid = f"{number.body[:8]}{state.word[0] if state.word else ''}{theme[0]}"
-    return badgeshape.to_svg(drawing, message_text(number), brand.THEMES[theme], uid,
-                             aria_label(number, state.word), svg_title(number, state))
+    return badgeshape.compiled_badge(state.word, lay.status, theme).render(
+        message_text(number), uid, aria_label(number, state.word), svg_title(number, state))
 
 
 # -- PNG ------------------------------------------------------------------------------------

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import PurePath
 from typing import Any
 
 from .. import brand, safetext
 from ..arxiv.ids import ArxivId, looks_like
 from ..errors import InputError, InvalidNumber
 from ..number import PithNumber
+from ..pdf import titles
 from . import badge, bibtex
 from .assets import SCRIPT_NAME
 from .shape import HEIGHT
 
+INDEX = "pith.json"  # the index a site's template reads: one entry per BibTeX key, arXiv id, DOI or number
 RECORDS = "records"
 BADGES = "badges"
 SNIPPETS = "snippets"
@@ -38,7 +42,15 @@ class Wanted:
     given: str  # the text as written (for messages)
     arxiv: ArxivId | None = None
     number: PithNumber | None = None
-    title: str | None = None  # the BibTeX title, when the list is one
+    title: str | None = None  # the BibTeX title (LaTeX decoded), when the list is one
+    key: str | None = None  # the BibTeX key
+    author: str | None = None  # the BibTeX entry's first author's family name (LaTeX decoded)
+    source: str = ""  # the list file's name, for messages
+
+    @property
+    def entry(self) -> str:
+        """The entry as a message names it: `papers.bib's wrong2023id`, or the line it is on."""
+        return f"{self.source}'s {self.key}" if self.key else f"{self.source}, line {self.line}"
 
     @property
     def label(self) -> str:
@@ -57,6 +69,8 @@ class Checked:
     title: str | None = None  # the record's title, when it hashes to the signed title_canon_sha256
     signer: str | None = None
     added_key: bool = False  # verified under a key --keys added (the page's key), not the registry's
+    verified_at: str | None = None  # when it verified (UTC, ISO 8601): now, or an earlier run's time when kept
+    kept: str = ""  # when the resolver could not be reached: which earlier verified copy stood in, and how old
 
     @property
     def verified(self) -> bool:
@@ -64,20 +78,59 @@ class Checked:
 
 
 # -- reading the list ---------------------------------------------------------------------------
-def paper_of(text: str, line: int, title: str | None = None) -> Wanted:
+@dataclass(frozen=True)
+class Skipped:
+    """A BibTeX entry the list leaves out, and why."""
+
+    key: str
+    line: int
+    reason: str
+
+
+def paper_of(text: str, line: int, title: str | None = None, key: str | None = None, source: str = "") -> Wanted:
     """One line's paper: an arXiv id, an arXiv DOI or a Pith Number; InvalidNumber otherwise."""
     doi = _DOI.fullmatch(text)
     if doi:
-        return Wanted(line, text, arxiv=ArxivId.parse(doi.group("id")), title=title)
+        return Wanted(line, text, arxiv=ArxivId.parse(doi.group("id")), title=title, key=key, source=source)
     try:
-        return Wanted(line, text, arxiv=ArxivId.parse(text), title=title)
+        return Wanted(line, text, arxiv=ArxivId.parse(text), title=title, key=key, source=source)
     except InvalidNumber:
         pass
     try:
-        return Wanted(line, text, number=PithNumber.parse(text), title=title)
+        return Wanted(line, text, number=PithNumber.parse(text), title=title, key=key, source=source)
     except InvalidNumber:
         raise InvalidNumber(f"{safetext.shown(text[:80], quote=True)} is not an arXiv id, an arXiv DOI "
                             "(10.48550/arXiv.…) or a Pith Number") from None
+
+
+def entry_mismatch(wanted: Wanted, record_title: str | None, record_authors: str | None = None) -> str | None:
+    """Why a BibTeX entry is not the paper its id names, or None when its title is the record's
+    (and its first author is among the record's authors, when both name authors).
+    The titles are compared as `pithtex verify` binds a PDF to its record (pdf.titles: whole
+    words, accents, case and TeX markup set aside, symbols kept), either side read as the
+    pattern. An entry without a title, or a list line, names no title to compare. The record's
+    `paper.authors_text` is not signed (and not in author order), so it can only take a badge
+    away: a family name it lacks marks two papers of one title apart."""
+    if wanted.title is None:
+        return None
+    if record_title is None:
+        return (f"{wanted.entry} says {safetext.shown(wanted.title, quote=True)}, and the record's title "
+                "cannot be authenticated to compare it with")
+    if _same_title(wanted.title, record_title):
+        author = wanted.author or ""
+        names = {titles.key(part) for part in re.split(r"[-–—]", author)} - {""}
+        if names and record_authors and names.isdisjoint(titles.words(record_authors)):
+            return (f"{wanted.entry}'s first author is {safetext.shown(author, quote=True)}, the record's "
+                    f"authors (unsigned) are {safetext.shown(titles.shorten(record_authors), quote=True)}")
+        return None
+    return (f"{wanted.entry} says {safetext.shown(titles.shorten(wanted.title), quote=True)}, the record is of "
+            f"{safetext.shown(titles.shorten(record_title), quote=True)}")
+
+
+def _same_title(entry: str, record: str) -> bool:
+    if titles.pattern(record) is None or titles.pattern(entry) is None:  # too short to match as words
+        return titles.key(entry) == titles.key(record)
+    return titles.same(record, entry) or titles.same(entry, record)
 
 
 def is_bib(name: str, text: str) -> bool:
@@ -85,23 +138,34 @@ def is_bib(name: str, text: str) -> bool:
     return name.lower().endswith(".bib") or text.lstrip().startswith("@")
 
 
-def read_list(text: str, name: str, bib: bool) -> tuple[list[Wanted], int]:
-    """The papers `text` names, in order, once each, and how many BibTeX entries named none.
-    Raises InputError naming the file and line of anything unreadable, or for an empty list."""
-    papers, skipped = (_from_bib(text, name) if bib else (_from_lines(text, name), 0))
-    seen: set[str] = set()
-    unique = []
-    for paper in papers:  # a paper named twice is checked and listed once, where first named
-        identity = paper.arxiv.paper if paper.arxiv else paper.number.body if paper.number else paper.given
-        if identity not in seen:
-            seen.add(identity)
-            unique.append(paper)
+def read_list(text: str, name: str, bib: bool,
+              parse: Callable[[str, str], list[bibtex.Entry]] = bibtex.entries) -> tuple[list[Wanted], list[Skipped]]:
+    """The papers `text` names, in order, once each, and the BibTeX entries that name none.
+    Raises InputError naming the file and line of anything unreadable, or for an empty list.
+    `parse` splits a .bib (publist_check runs bibtex.entries in a worker under limits)."""
+    papers, skipped = (_from_bib(text, name, parse) if bib else (_from_lines(text, name), []))
+    unique = _first_named(papers)
     if not unique:
         raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
                          "or a .bib file with eprint/arxiv/doi fields)")
     if len(unique) > MAX_PAPERS:
         raise InputError(f"{name}: names {len(unique):,} papers, more than the {MAX_PAPERS:,} a list may have")
     return unique, skipped
+
+
+def _identity(paper: Wanted) -> str:
+    return paper.arxiv.paper if paper.arxiv else paper.number.body if paper.number else paper.given
+
+
+def _first_named(papers: list[Wanted]) -> list[Wanted]:
+    """A paper named twice is checked and listed once, where first named."""
+    seen: set[str] = set()
+    unique = []
+    for paper in papers:
+        if _identity(paper) not in seen:
+            seen.add(_identity(paper))
+            unique.append(paper)
+    return unique
 
 
 def _from_lines(text: str, name: str) -> list[Wanted]:
@@ -111,24 +175,32 @@ def _from_lines(text: str, name: str) -> list[Wanted]:
         if not content:
             continue
         try:
-            papers.append(paper_of(content, number))
+            papers.append(paper_of(content, number, source=PurePath(name).name))
         except InvalidNumber as exc:
             raise InputError(f"{name}, line {number}: {exc}") from None
     return papers
 
 
-def _from_bib(text: str, name: str) -> tuple[list[Wanted], int]:
-    papers, skipped = [], 0
-    for entry in bibtex.entries(text, name):
+def _from_bib(text: str, name: str, parse: Callable[[str, str], list[bibtex.Entry]]
+              ) -> tuple[list[Wanted], list[Skipped]]:
+    papers: list[Wanted] = []
+    skipped: list[Skipped] = []
+    seen: set[str] = set()
+    for entry in parse(text, name):
         named = _bib_id(entry.fields)
         if named is None:
-            skipped += 1
+            skipped.append(Skipped(entry.key, entry.line, _why_skipped(entry.fields)))
             continue
-        title = bibtex.plain(entry.fields["title"]) if entry.fields.get("title") else None
+        where = f"{name}, line {entry.line} (entry {safetext.shown(entry.key)})"
         try:
-            papers.append(paper_of(named, entry.line, title))
+            wanted = paper_of(named, entry.line, None, entry.key, PurePath(name).name)
         except InvalidNumber as exc:
-            raise InputError(f"{name}, line {entry.line} (entry {safetext.shown(entry.key)}): {exc}") from None
+            raise InputError(f"{where}: {exc}") from None
+        if _identity(wanted) in seen or len(seen) > MAX_PAPERS:
+            continue  # listed where first named (read_list refuses a list of too many): no title to decode
+        seen.add(_identity(wanted))
+        title = bibtex.decoded(entry.fields["title"], where) if entry.fields.get("title") else None
+        papers.append(replace(wanted, title=title or None, author=_first_family(entry.fields.get("author"), where)))
     return papers, skipped
 
 
@@ -143,6 +215,30 @@ def _bib_id(fields: dict[str, str]) -> str | None:
             return bibtex.plain(fields[key])
     doi = bibtex.plain(fields.get("doi", ""))
     return doi if _DOI.fullmatch(doi) else None
+
+
+def _first_family(authors: str | None, where: str) -> str | None:
+    """The first author's family name of a BibTeX `author` field ("Müller, J. and ..." or
+    "Jan van Müller and ..."): its last word, decoded; None without one."""
+    if not authors:
+        return None
+    first = re.split(r"\s+and\s+", authors.strip(), maxsplit=1)[0]
+    family = first.split(",", 1)[0] if "," in first else first
+    words = bibtex.decoded(family, where).split()
+    return words[-1] if words and titles.key(words[-1]) else None
+
+
+def _why_skipped(fields: dict[str, str]) -> str:
+    """Why an entry names no paper a list can check (see `_bib_id`)."""
+    eprint = bibtex.plain(fields.get("eprint", ""))
+    prefix = bibtex.plain(fields.get("archiveprefix", fields.get("eprinttype", "")))
+    if eprint:
+        shown = safetext.shown(eprint[:60], quote=True)
+        return f"its eprint {shown} is not arXiv's (archivePrefix {prefix or 'not given'})"
+    doi = bibtex.plain(fields.get("doi", ""))
+    if doi:
+        return f"its DOI {safetext.shown(doi[:80])} is not an arXiv DOI, and it has no eprint"
+    return "no eprint, arxiv or arXiv DOI field"
 
 
 # -- the files ----------------------------------------------------------------------------------
@@ -223,7 +319,39 @@ def list_files(papers: list[Checked], place: Place, keys_json: str | None) -> di
     files[f"{FRAGMENT}.md"] = script + "\n\n" + "".join(f"- {_item('md', c, place, keys_json, labelled=True)}\n"
                                                         for c in papers)
     files[f"{FRAGMENT}.rst"] = ".. raw:: html\n\n" + "".join(f"   {line}\n" for line in html.splitlines())
+    files[INDEX] = index_json(papers, place, keys_json)
     return files
+
+
+def index_names(wanted: Wanted) -> list[str]:
+    """The names a template may look a paper up by: its BibTeX key, its arXiv id (without a
+    version), the DOI or number as written, and its Pith Number."""
+    names = [wanted.key] if wanted.key else []
+    if wanted.arxiv is not None:
+        names.append(wanted.arxiv.paper)
+    if wanted.number is not None:
+        names.append(wanted.number.body)
+    names.append(wanted.given)
+    return list(dict.fromkeys(names))
+
+
+def index_json(papers: list[Checked], place: Place, keys_json: str | None) -> str:
+    """pith.json: every paper of the list by each of its names (`index_names`), with its state,
+    number, record path and the HTML snippet to put on a page (null unless it verified)."""
+    entries: dict[str, dict[str, Any]] = {}
+    for checked in papers:
+        entry = {
+            "state": checked.word, "number": checked.number.body if checked.number else None,
+            "arxiv": checked.wanted.arxiv.paper if checked.wanted.arxiv else None,
+            "title": checked.title or checked.wanted.title, "verified_at": checked.verified_at,
+            "record": record_path(checked.number) if checked.verified and checked.number else None,
+            "snippet": _item("html", checked, place, keys_json) if checked.verified else None,
+            "reason": "" if checked.verified else checked.reason,
+        }
+        for name in index_names(checked.wanted):
+            entries.setdefault(name, entry)  # a name two papers share stays the first one's
+    document = {"format": 1, "script": place.url(SCRIPT_NAME), "papers": entries}
+    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
 def _item(kind: str, checked: Checked, place: Place, keys_json: str | None, labelled: bool = False) -> str:

@@ -1,21 +1,28 @@
 """A publication list's I/O: read its file, then check every paper, a few at a time.
 
+A .bib is split in a worker process under CPU, memory and time limits (`parse_bounded`).
 Each paper is `pithtex verify`'s use-case (`Client.verify_arxiv` / `Client.verify_number`), whose
-every fetch has the resolver's one wall-clock deadline; the pool bounds how many run at once,
-so a list of 300 papers neither opens 300 connections nor waits for one paper at a time.
+every fetch has the resolver's one wall-clock deadline; JOBS threads bound how many run at once,
+so a list of 300 papers neither opens 300 connections nor waits for one paper at a time. When
+the resolver cannot be reached, `Kept` stands in with what verified before.
 """
 
 from __future__ import annotations
 
+import json
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
 from .. import brand, errors
-from ..errors import InputError, PithError
+from ..errors import InputError, InvalidNumber, PithError
+from ..number import PithNumber
+from . import bibtex
 from .badge import state_of_report
-from .publist import Checked, Wanted, is_bib, read_list
+from .publist import INDEX, Checked, Skipped, Wanted, entry_mismatch, index_names, is_bib, read_list, record_path
 
 
 class Client(Protocol):
@@ -24,15 +31,20 @@ class Client(Protocol):
 
     keys: Any
 
+    @property
+    def resolver(self) -> Any: ...  # its cached_since(number): when the cache's copy was written
+
     def verify_arxiv(self, arxiv: Any) -> Any: ...
 
     def verify_number(self, number: Any) -> Any: ...
+
+    def verify_record(self, path: Any, *, expect: Any = None) -> Any: ...
 
 JOBS = 6  # papers checked at once
 MAX_LIST_BYTES = 8 * 1024 * 1024  # a BibTeX file of thousands of entries; /dev/zero is not one
 
 
-def load_list(path: Path) -> tuple[list[Wanted], int]:
+def load_list(path: Path) -> tuple[list[Wanted], list[Skipped]]:
     """The papers a list or .bib file names (see publist.read_list); InputError for an unreadable one."""
     from ..files import read_input
 
@@ -47,11 +59,59 @@ def load_list(path: Path) -> tuple[list[Wanted], int]:
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start:,}); a publication list is a text "
                          "or .bib file") from None
-    return read_list(text, str(path), is_bib(path.name, text))
+    return read_list(text, str(path), is_bib(path.name, text), parse=parse_bounded)
 
 
-def check_one(wanted: Wanted, client: Client) -> Checked:
-    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'."""
+# A .bib is untrusted: it is split in a worker process under these limits, so a file that
+# drives the parser into quadratic time or memory costs one clear line, not the machine.
+BIB_CPU_SECONDS = 30
+BIB_WALL_SECONDS = 120  # a busy machine shares its cores; CPU time is the real bound
+BIB_MEMORY = 2 * 1024**3
+MAX_BIB_ANSWER = 64 * 1024 * 1024  # entries of at most 8 MiB, @strings expanded within their budget
+
+
+def parse_bounded(text: str, name: str) -> list[bibtex.Entry]:
+    """bibtex.entries(text, name), run in a worker under CPU, memory and time limits;
+    InputError (one line) when it is refused or exceeds them."""
+    import subprocess
+    import sys
+    import tempfile
+
+    def limit() -> None:  # in the worker, before it runs
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CPU, (BIB_CPU_SECONDS, BIB_CPU_SECONDS))
+        resource.setrlimit(resource.RLIMIT_AS, (BIB_MEMORY, BIB_MEMORY))
+
+    cmd = [sys.executable, "-m", "pithtex.web.bibtex", name]
+    with tempfile.TemporaryFile() as answer:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=answer, stderr=subprocess.DEVNULL,
+                                preexec_fn=limit)
+        try:
+            proc.communicate(text.encode("utf-8"), timeout=BIB_WALL_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        finally:
+            if proc.poll() is None:  # Ctrl-C while it ran: it goes too
+                proc.kill()
+                proc.wait()
+        size = answer.seek(0, 2)
+        answer.seek(0)
+        data = answer.read(MAX_BIB_ANSWER) if proc.returncode == 0 and size <= MAX_BIB_ANSWER else b""
+    if not data:
+        raise InputError(f"{name}: reading it took more than the {BIB_CPU_SECONDS} s of CPU, "
+                         f"{BIB_WALL_SECONDS} s or {BIB_MEMORY // 1024**3} GiB a .bib may take; not a BibTeX "
+                         "file pithtex can read")
+    found = json.loads(data)
+    if "error" in found:
+        raise InputError(str(found["error"]))
+    return [bibtex.Entry(kind, key, line, fields) for kind, key, line, fields in found["entries"]]
+
+
+def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Checked:
+    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'.
+    When the resolver cannot be reached, `kept` stands in with a copy that verified before."""
     try:
         if wanted.arxiv is not None:
             checked = client.verify_arxiv(wanted.arxiv)
@@ -62,31 +122,166 @@ def check_one(wanted: Wanted, client: Client) -> Checked:
             number = checked.report.number
     except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
+        if word == brand.UNCHECKED and kept is not None:
+            earlier = kept.check(wanted, str(exc))
+            if earlier is not None:
+                return earlier
         return Checked(wanted, word, str(exc))
+    return outcome(wanted, checked, number, client.keys, _now())
+
+
+def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str, kept: str = "") -> Checked:
+    """A verification (`Client.verify_*`'s answer) as the list's outcome for `wanted`: verified
+    only when the record verified and is the paper the entry names (its title)."""
     report = checked.report
     state = state_of_report(report)  # the one reading of a report's word and first failed check
     if not state.verified:
         return Checked(wanted, str(state.word), state.reason, number)
-    key = client.keys.get(report.key_id) if report.key_id else None
+    paper = (checked.document or {}).get("paper")
+    authors = paper.get("authors_text") if isinstance(paper, dict) else None
+    wrong = entry_mismatch(wanted, report.title, authors if isinstance(authors, str) else None)
+    if wrong is not None:  # a verified record of another paper is no badge for this entry
+        return Checked(wanted, brand.INVALID if report.title else brand.UNCHECKED, wrong, number)
+    key = keys.get(report.key_id) if report.key_id else None
     return Checked(wanted, str(state.word), state.reason, number, checked.document, report.title, report.signer,
-                   added_key=key is not None and not key.registry)
+                   added_key=key is not None and not key.registry, verified_at=verified_at, kept=kept)
+
+
+def _now(at: float | None = None) -> str:
+    """A time (now, or the Unix time `at`) as pith.json writes it: UTC, ISO 8601, to the second."""
+    moment = datetime.now(timezone.utc) if at is None else datetime.fromtimestamp(at, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Kept:
+    """Records that verified before, for when the resolver cannot be reached: the output folder's
+    (its pith.json names each paper's number and when it verified; records/ holds the record),
+    then the resolver's cache (an offline client). Each is verified again, offline, as a fresh
+    one would be: hash, signature, the paper asked for, the entry's title. Records are content-
+    addressed, so a copy that verifies is as good as a fresh one: only its age is said."""
+
+    def __init__(self, folder: Path, offline: Client) -> None:
+        self.folder, self.offline = folder, offline
+        self.index = _read_index(folder / INDEX)
+
+    def check(self, wanted: Wanted, failure: str) -> Checked | None:
+        """`wanted` from a copy that verified before, verified again offline; None when none does."""
+        return self._from_folder(wanted) or self._from_cache(wanted)
+
+    def _from_folder(self, wanted: Wanted) -> Checked | None:
+        from ..arxiv.ids import source_problem
+        from ..record import canonical_of
+
+        entry = next((self.index[n] for n in index_names(wanted) if n in self.index), None)
+        number = _number_of(entry)
+        if entry is None or number is None or entry.get("state") != brand.VERIFIED:
+            return None
+        path = self.folder / record_path(number)
+        try:
+            checked = self.offline.verify_record(path, expect=number)
+            if (wanted.arxiv is not None and checked.report.verified
+                    and source_problem(canonical_of(checked.document), wanted.arxiv)[0] != "pass"):
+                return None
+        except PithError:  # the copy is gone or unreadable: it cannot stand in
+            return None
+        when = str(entry.get("verified_at") or "")
+        note = f"the resolver could not be reached; used {path}, which verified {_age(when)}"
+        result = outcome(wanted, checked, number, self.offline.keys, when, note)
+        return result if result.verified else None
+
+    def _from_cache(self, wanted: Wanted) -> Checked | None:
+        try:
+            if wanted.arxiv is not None:
+                checked = self.offline.verify_arxiv(wanted.arxiv)
+                number = checked.resolved
+            else:
+                assert wanted.number is not None
+                checked = self.offline.verify_number(wanted.number)
+                number = checked.report.number
+        except PithError:  # not in the cache either
+            return None
+        since = self.offline.resolver.cached_since(number) if number is not None else None
+        when = _now(since) if since is not None else ""
+        note = f"the resolver could not be reached; used the copy in the resolver's cache, fetched {_age(when)}"
+        result = outcome(wanted, checked, number, self.offline.keys, when, note)
+        return result if result.verified else None
+
+
+def _read_index(path: Path) -> dict[str, dict[str, Any]]:
+    """An earlier run's pith.json papers, or nothing (missing, or not one this tool wrote)."""
+    from ..files import read_input
+
+    try:
+        document = json.loads(read_input(path, MAX_LIST_BYTES, "an index").decode("utf-8"))
+    except (OSError, InputError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    papers = document.get("papers") if isinstance(document, dict) else None
+    if not isinstance(papers, dict):
+        return {}
+    return {k: v for k, v in papers.items() if isinstance(k, str) and isinstance(v, dict)}
+
+
+def _number_of(entry: dict[str, Any] | None) -> PithNumber | None:
+    try:
+        return PithNumber.parse(str(entry["number"])) if entry and entry.get("number") else None
+    except InvalidNumber:
+        return None
+
+
+def _age(when: str) -> str:
+    """How long ago an ISO 8601 UTC time was, in words ("3 days ago"); the time itself when unreadable."""
+    try:
+        then = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return "at an unknown time"
+    seconds = max(0, int((datetime.now(timezone.utc) - then).total_seconds()))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''} ago ({when})"
+    return f"moments ago ({when})"
 
 
 def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
-              done: Callable[[Checked], None] | None = None) -> list[Checked]:
+              done: Callable[[Checked], None] | None = None, kept: Kept | None = None) -> list[Checked]:
     """Every paper's outcome, in the list's order, checked by one `client` (each fetch opens its
-    own connection, so the threads share nothing mutable); `done` is called as each one ends."""
+    own connection, so the threads share nothing mutable); `done` is called as each one ends.
+
+    The checks run on daemon threads, not a ThreadPoolExecutor: its shutdown, and the
+    interpreter's exit, join every worker, so Ctrl-C waited for the fetches in flight to reach
+    their deadline (18 s by default, up to PITH_TIMEOUT). A daemon thread is abandoned at exit:
+    what it was fetching is not needed, and nothing it writes is kept unless complete (the
+    cache's writes are atomic)."""
+    todo: queue.SimpleQueue[tuple[int, Wanted]] = queue.SimpleQueue()
+    for item in enumerate(papers):
+        todo.put(item)
+    finished: queue.SimpleQueue[tuple[int, Checked | BaseException]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                index, paper = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                finished.put((index, check_one(paper, client, kept)))
+            except BaseException as exc:  # a bug in a check: handed to the main thread, which raises it
+                finished.put((index, exc))
+
+    for _ in range(max(1, min(jobs, len(papers)))):
+        threading.Thread(target=work, name="pithtex-list-check", daemon=True).start()
     results: dict[int, Checked] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(papers)))) as pool:
-        futures = {pool.submit(check_one, paper, client): i for i, paper in enumerate(papers)}
-        try:
-            for future in as_completed(futures):
-                results[futures[future]] = outcome = future.result()
-                if done is not None:
-                    done(outcome)
-        except BaseException:  # Ctrl-C, or a bug in one check: start no more (those running end by their deadline)
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    try:
+        while len(results) < len(papers):
+            index, result = finished.get()  # Ctrl-C interrupts this wait at once
+            if isinstance(result, BaseException):
+                raise result
+            results[index] = result
+            if done is not None:
+                done(result)
+    finally:
+        stop.set()  # Ctrl-C or a bug: start no more checks; those in flight are abandoned
     return [results[i] for i in range(len(papers))]
 
 

@@ -14,6 +14,7 @@ mw the message width in px. Other values in the table:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -179,39 +180,89 @@ def _number(x: float) -> str:
     return str(int(x)) if x == int(x) else repr(x)
 
 
-def _value(v: Any, mw: float, colours: dict[str, str], tokens: dict[str, str]) -> str:
+# A compiled drawing is a list of pieces: text already escaped, a Lin (a number that depends on
+# the message width) or a token ("{uid}", "{message}") whose text is escaped once per badge.
+# Escaping is per character, so escaping the pieces apart is escaping the whole.
+Piece = str | Lin
+
+
+def _value_pieces(v: Any, colours: dict[str, str]) -> list[Piece]:
     if isinstance(v, Lin):
-        return _number(v.at(mw))
+        return [v] if v.b else [_number(v.a)]
     if isinstance(v, (int, float)):
-        return _number(v)
+        return [_number(v)]
     if isinstance(v, dict):
-        return "".join(_value(part, mw, colours, tokens) for part in v["join"])
+        return [piece for part in v["join"] for piece in _value_pieces(part, colours)]
     shown: str = v  # the shape tables' only other kind of value
     if shown.startswith("@"):
-        return colours[shown[1:]]
-    for token, text in tokens.items():
-        shown = shown.replace(token, text)
-    return shown
+        return [safetext.xml(colours[shown[1:]])]
+    pieces: list[Piece] = []
+    for i, part in enumerate(_TOKEN.split(shown)):
+        if part:
+            pieces.append(part if i % 2 else safetext.xml(part))  # odd parts are the tokens themselves
+    return pieces
 
 
-def _node(node: Node, mw: float, colours: dict[str, str], tokens: dict[str, str]) -> str:
+_TOKEN = re.compile(r"(\{uid\}|\{message\})")
+
+
+def _node_pieces(node: Node, colours: dict[str, str]) -> list[Piece]:
     tag, attrs, children = node
-    esc = safetext.xml
-    text = "".join(f' {k}="{esc(_value(v, mw, colours, tokens))}"' for k, v in attrs.items())
+    out: list[Piece] = [f"<{tag}"]
+    for k, v in attrs.items():
+        out += [f' {k}="', *_value_pieces(v, colours), '"']
     if isinstance(children, str):
-        inner = esc(_value(children, mw, colours, tokens))
+        inner = _value_pieces(children, colours)
     else:
-        inner = "".join(_node(child, mw, colours, tokens) for child in children)
-    return f"<{tag}{text}>{inner}</{tag}>" if inner else f"<{tag}{text}/>"
+        inner = [piece for child in children for piece in _node_pieces(child, colours)]
+    return out + ([">", *inner, f"</{tag}>"] if inner else ["/>"])
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A drawing in one theme, serialised once into a format string: constant text joined and
+    escaped, a numbered field for each distinct number that depends on the message width, and
+    the named fields each badge fills in ({uid}, {message}, escaped once a badge)."""
+
+    width: Lin
+    fields: tuple[Lin, ...]  # field i of `text`
+    text: str
+
+    def render(self, message: str, uid: str, aria_label: str, title: str) -> str:
+        mw = message_width(message)
+        w = _number(self.width.at(mw))
+        body = self.text.format(*[_number(lin.at(mw)) for lin in self.fields],
+                                uid=safetext.xml(uid), message=safetext.xml(message))
+        return (f'<svg xmlns="{SVG_NS}" width="{w}" height="{HEIGHT}" viewBox="0 0 {w} {HEIGHT}" role="img" '
+                f'aria-label="{safetext.xml(aria_label)}"><title>{safetext.xml(title)}</title>{body}</svg>')
+
+
+def compile_svg(drawing: dict[str, Any], theme: brand.Theme) -> Compiled:
+    """`drawing` (a `shape()`) serialised in `theme`, but for what each badge fills in."""
+    colours = theme_table(theme)
+    fields: dict[Lin, int] = {}
+    text: list[str] = []
+    for piece in (p for n in drawing["nodes"] for p in _node_pieces(n, colours)):
+        if isinstance(piece, Lin):
+            text.append("{" + str(fields.setdefault(piece, len(fields))) + "}")
+        elif piece in _TOKENS:
+            text.append(piece)
+        else:
+            text.append(piece.replace("{", "{{").replace("}", "}}"))
+    return Compiled(drawing["width"], tuple(fields), "".join(text))
+
+
+_TOKENS = frozenset({"{uid}", "{message}"})
 
 
 def to_svg(drawing: dict[str, Any], message: str, theme: brand.Theme, uid: str,
            aria_label: str, title: str) -> str:
     """A standalone SVG document of `drawing` showing `message`."""
-    mw = message_width(message)
-    colours, tokens = theme_table(theme), {"{uid}": uid, "{message}": message}
-    w = _number(drawing["width"].at(mw))
-    esc = safetext.xml
-    return (f'<svg xmlns="{SVG_NS}" width="{w}" height="{HEIGHT}" viewBox="0 0 {w} {HEIGHT}" role="img" '
-            f'aria-label="{esc(aria_label)}"><title>{esc(title)}</title>'
-            + "".join(_node(n, mw, colours, tokens) for n in drawing["nodes"]) + "</svg>")
+    return compile_svg(drawing, theme).render(message, uid, aria_label, title)
+
+
+@lru_cache(maxsize=64)
+def compiled_badge(status: str | None, width: int, theme: str) -> Compiled:
+    """`shape(status, width)` compiled in the theme named `theme` of brand.THEMES: made once per
+    state, status width and theme, so a badge costs its few numbers and escapes, not a drawing."""
+    return compile_svg(shape(status, width), brand.THEMES[theme])

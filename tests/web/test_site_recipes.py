@@ -70,11 +70,12 @@ def serve_papers(fake: FakeResolver) -> None:
         fake.record(PithNumber.parse(record["pith_number"]).body, Reply.json(record))
 
 
-def publication_list(work: Path, out: Path, assets_url: str, fake: FakeResolver) -> None:
-    """`pithtex badge --list papers.bib -o OUT --assets-url URL --keys KEYS` (the docs' one command)."""
+def publication_list(work: Path, out: Path, assets_url: str, fake: FakeResolver, *site: str) -> None:
+    """`pithtex badge --list papers.bib -o OUT --assets-url URL --keys KEYS` (the docs' one command),
+    with `site` (`--site jekyll --site-root DIR`) the generator's own files too."""
     out.parent.mkdir(parents=True, exist_ok=True)
     proc = pithtex_cli("badge", "--list", str(work / "papers.bib"), "-o", str(out), "--assets-url", assets_url,
-                       "--keys", str(work / "lab-key-1.json"),
+                       "--keys", str(work / "lab-key-1.json"), *site,
                        env={"XDG_CACHE_HOME": str(work / "cache"), "PITH_BASE_URL": fake.base})
     assert proc.returncode == 0, proc.stderr
 
@@ -106,7 +107,11 @@ def sites(tmp_path_factory) -> Iterator[dict[str, Path]]:
         built["sphinx"] = work / "out-sphinx"
         # Hugo: the shortcode, and (raw HTML stripped, Hugo's default) the Markdown fragment as content
         src = copy_recipe("hugo", work / "hugo")
-        publication_list(work, src / "static" / "pith", "/hugo/pith/", fake)
+        publication_list(work, src / "static" / "pith", "/hugo/pith/", fake, "--site", "hugo", "--site-root", str(src))
+        # a Hugo Academic-style publication page: one shortcode line a paper, by arXiv id or BibTeX key
+        (src / "content" / "publication").mkdir(parents=True)
+        (src / "content" / "publication" / "index.md").write_text("---\ntitle: Publication\n---\n\n" + "".join(
+            f'{{{{< pith "{f"2401.{i:05d}" if i % 2 else f"p{i}"}" >}}}}\n\n' for i in range(1, PAPERS + 1)))
         stripped = (src / "static" / "pith" / "publications.md").read_text()
         (src / "content" / "stripped").mkdir(parents=True)
         (src / "content" / "stripped" / "index.md").write_text(f"---\ntitle: Stripped\n---\n\n{stripped}")
@@ -114,7 +119,15 @@ def sites(tmp_path_factory) -> Iterator[dict[str, Path]]:
         built["hugo"] = work / "out-hugo"
         # Jekyll: the fragment as an include
         src = copy_recipe("jekyll", work / "jekyll")
-        publication_list(work, src / "assets" / "pith", "/jekyll/assets/pith/", fake)
+        publication_list(work, src / "assets" / "pith", "/jekyll/assets/pith/", fake, "--site", "jekyll",
+                         "--site-root", str(src))
+        # al-folio's bib.html: one include line an entry, by its BibTeX key
+        (src / "bib").mkdir()
+        (src / "bib" / "index.html").write_text(
+            "---\ntitle: Bibliography\n---\n<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>Bibliography</title></head><body><ol>{{% for i in (1..{PAPERS}) %}}{{% capture key %}}p{{{{ i }}}}"
+            "{% endcapture %}<li>Paper {{ i }} {% include pith-badge.html key=key %}</li>{% endfor %}</ol>"
+            "</body></html>")
         (src / "_includes").mkdir(exist_ok=True)
         shutil.copy(src / "assets" / "pith" / "publications.html", src / "_includes" / "publications.html")
         build([tool("jekyll"), "build", "--quiet", "-d", str(work / "out-jekyll")], src)
@@ -132,7 +145,8 @@ def sites(tmp_path_factory) -> Iterator[dict[str, Path]]:
 
 
 PAGES = {"mkdocs": "/mkdocs/pubs/", "sphinx": "/sphinx/pubs/index.html", "hugo": "/hugo/pubs/",
-         "jekyll": "/jekyll/pubs/", "csp": "/csp/pubs/", "stripped": "/hugo/stripped/"}
+         "jekyll": "/jekyll/pubs/", "csp": "/csp/pubs/", "stripped": "/hugo/stripped/",
+         "jekyll-include": "/jekyll/bib/", "hugo-shortcode": "/hugo/publication/"}
 
 # The outer page's steps: every framed site's badges settle; Material's toggle turns them dark.
 STEPS = """\
@@ -191,6 +205,8 @@ def test_every_recipe_verifies_all_thirty_in_a_real_browser(sites, browser, tmp_
         assert site["path"].count("/") >= 3, site["path"]  # /SITE/pubs/...: a page at depth 1 of its site
         wanted = PAPERS + 1 if name == "sphinx" else PAPERS  # and the :pith: role's badge
         assert site["states"] == ["verified"] * wanted, (name, site["states"])
+    for name in ("jekyll-include", "hugo-shortcode"):  # the shipped include and shortcode, one line a paper
+        assert found[name]["states"] == ["verified"] * PAPERS, (name, found[name]["states"])
     assert found["toggle"] and found["mkdocsDark"] == {"scheme": "slate", "themes": ["dark"] * PAPERS}
     assert found["mkdocs"]["themes"] == ["light"] * PAPERS  # before the toggle: Material's light scheme
     assert found["csp"]["states"] == ["verified"] * PAPERS and report["errors"] == []
@@ -200,6 +216,17 @@ def test_every_recipe_verifies_all_thirty_in_a_real_browser(sites, browser, tmp_
     assert len(stripped) == PAPERS and all(i["loaded"] and i["linked"] and re.fullmatch(r"pith: [A-Z2-7]{8}", i["alt"])
                                            for i in stripped), stripped
     assert found["stripped"] and found["stripped"] != []
+
+
+def test_the_site_files_are_the_package_s_and_load_the_script_once(sites):
+    from pithtex.web import sites as site_files
+
+    for name, page, data in (("jekyll", "bib/index.html", "_data/pith.json"),
+                             ("hugo", "publication/index.html", "data/pith.json")):
+        built = (sites[name] / page).read_text()
+        assert built.count("<pith-badge ") == PAPERS and built.count("pith-badge.js") == 1, name
+        kind = site_files.SITES[name]
+        assert kind.data == data and site_files.shipped(kind).strip()
 
 
 def test_stripped_markdown_leaves_badges_not_prose(sites):

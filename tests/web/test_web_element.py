@@ -345,7 +345,9 @@ def test_attributes_are_live(server, browser, tmp_path):
     server.json("/good.json", seed)
     server.json("/bad.json", tampered)
     server.json("/slow.json", tampered, delay=1.0)  # would say invalid, if its late answer won
-    inner, inner_token = browserkit.page(server, "/inner.html", snippet(BODY, "inner", "", "/good.json"))
+    # the framed page declares both schemes, so its badge follows the embedder's (the OS's for it)
+    inner, inner_token = browserkit.page(server, "/inner.html", snippet(BODY, "inner", "", "/good.json"),
+                                         head='<meta name="color-scheme" content="light dark">')
     data = (f'data-number="{BODY}" data-other="{"A" * 26}" data-good="/good.json" data-tampered="/bad.json" '
             f'data-slow="/slow.json"')
     edge = snippet(BODY, "edge", "", "/good.json")  # at the window's right edge: its panel opens leftwards
@@ -464,7 +466,7 @@ def test_panel_by_real_keys(server, name, tmp_path):
     seed = json.loads(SEED_PATH.read_text())
     server.route("/pith-badge.js", webassets.render_script(base_url=server.base), "text/javascript")
     body = f"<h1>keys</h1><ul>{item(snippet(BODY, 'k', '', server.json('/good.json', seed)), 'k')}</ul>"
-    url, _ = browserkit.page(server, "/keys.html", body)
+    url, _ = browserkit.page(server, "/keys.html", body, head='<meta name="color-scheme" content="light dark">')
     browser = drivers.open_browser(name, url, tmp_path)
     try:
         assert wait_for(browser, "document.getElementById('k')?.dataset.state", "verified") == "verified"

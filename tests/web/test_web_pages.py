@@ -124,9 +124,9 @@ async function themes() {
 const frameTheme = (id) => document.getElementById(id).contentDocument.querySelector("pith-badge")?.dataset.theme;
 async function frames() {
   const end = Date.now() + 15000;
-  const ready = () => ["framed-light", "framed-plain"].every((id) => frameTheme(id));
+  const ready = () => ["framed-light", "framed-plain", "framed-both"].every((id) => frameTheme(id));
   while (Date.now() < end && !ready()) await new Promise((r) => setTimeout(r, 25));
-  return { light: frameTheme("framed-light"), plain: frameTheme("framed-plain") };
+  return { light: frameTheme("framed-light"), plain: frameTheme("framed-plain"), both: frameTheme("framed-both") };
 }
 window.pithScenario = async () => {
   const root = document.documentElement, body = document.body, out = [];
@@ -186,9 +186,11 @@ def test_theme_follows_the_site_and_signed_strings_are_cleaned(server, browser, 
     server.json("/seed.json", seed)
     server.json("/hidden.json", hidden)
     server.json("/posing.json", posing)
-    # the OS (the embedder's scheme, for a frame) is dark; a light-only site keeps its badges light
+    # the OS (the embedder's scheme, for a frame) is dark; a light-only site keeps its badges light,
+    # and so does a page that declares no scheme; only a page declaring both follows the OS
     server.route("/framed-light.html", framed(BODY, "/seed.json", '<meta name="color-scheme" content="light">'))
     server.route("/framed-plain.html", framed(BODY, "/seed.json"))
+    server.route("/framed-both.html", framed(BODY, "/seed.json", '<meta name="color-scheme" content="light dark">'))
     lab_keys = html.escape(json.dumps([key_entry(lab)]), quote=True)
     lookalike_keys = html.escape(json.dumps([key_entry(lookalike)]), quote=True)
     rows = [
@@ -200,7 +202,8 @@ def test_theme_follows_the_site_and_signed_strings_are_cleaned(server, browser, 
         f'<pith-badge id="posing" number="{number_of(posing)}" src="/posing.json"></pith-badge>',
     ]
     frames = ('<iframe id="framed-light" src="/framed-light.html" class="dark-frame"></iframe>'
-              '<iframe id="framed-plain" src="/framed-plain.html" class="dark-frame"></iframe>')
+              '<iframe id="framed-plain" src="/framed-plain.html" class="dark-frame"></iframe>'
+              '<iframe id="framed-both" src="/framed-both.html" class="dark-frame"></iframe>')
     body = "<ul>" + "".join(f"<li>{r}</li>" for r in rows) + "</ul>" + frames
     url, token = browserkit.page(server, "/site.html", body, head='<script src="/steps.js"></script>'
                                  '<link rel="stylesheet" href="/frames.css">')
@@ -209,7 +212,7 @@ def test_theme_follows_the_site_and_signed_strings_are_cleaned(server, browser, 
     assert report.get("failure") is None, report.get("failure")
     assert report["settled"] and report["errors"] == []
     assert report["scenario"]["steps"] == EXPECTED_STEPS
-    assert report["scenario"]["frames"] == {"light": "light", "plain": "dark"}
+    assert report["scenario"]["frames"] == {"light": "light", "plain": "light", "both": "dark"}
     found = report["badges"]
 
     # the signed title: verified, every hidden character spelled out as Python's safetext does

@@ -592,8 +592,10 @@ function paperWords(paper) {
 // The site's own switch wins: Material for MkDocs' data-md-color-scheme ("slate" is dark,
 // "default" light), a data-theme / data-bs-theme / data-color-scheme / data-mode attribute or a
 // dark/light class on <html> or <body>; then their computed color-scheme, then
-// <meta name="color-scheme">, when each names one scheme only; then prefers-color-scheme. One
-// observer for the whole page re-draws the badges when the site toggles.
+// <meta name="color-scheme">, when each names one scheme only; then prefers-color-scheme, but
+// only on a page that declares both schemes (color-scheme or the meta: "light dark"): a page
+// that declares none is light, as the browser itself draws it. One observer for the whole page
+// re-draws the badges when the site toggles.
 const SCHEME_ATTRIBUTES = ["data-md-color-scheme", "data-theme", "data-bs-theme", "data-color-scheme", "data-mode"];
 const DARK_WORDS = new Set(["dark", "slate", "night"]), LIGHT_WORDS = new Set(["light", "default", "day"]);
 const schemeWord = (word) => { const w = String(word || "").trim().toLowerCase(); return DARK_WORDS.has(w) ? "dark" : LIGHT_WORDS.has(w) ? "light" : null; };
@@ -611,6 +613,12 @@ function siteScheme() {
   for (const el of roots) { const found = onlyScheme(getComputedStyle(el).colorScheme); if (found) return found; }
   const meta = document.querySelector('meta[name="color-scheme"]');
   return meta ? onlyScheme(meta.getAttribute("content")) : null;
+}
+function declaresBoth() {  // the page says it is drawn for either scheme: the OS chooses
+  const both = (value) => { const w = String(value || "").toLowerCase().split(/\s+/); return w.includes("light") && w.includes("dark"); };
+  for (const el of [document.documentElement, document.body].filter(Boolean)) if (both(getComputedStyle(el).colorScheme)) return true;
+  const meta = document.querySelector('meta[name="color-scheme"]');
+  return !!meta && both(meta.getAttribute("content"));
 }
 const darkOs = typeof window !== "undefined" && window.matchMedia ? matchMedia("(prefers-color-scheme: dark)") : null;
 const osScheme = () => darkOs && darkOs.matches ? "dark" : "light";
@@ -736,7 +744,7 @@ class PithBadge extends HTMLElement {
   themeName() {
     const asked = this.getAttribute("theme");
     if (asked !== null && Object.prototype.hasOwnProperty.call(C.themes, asked)) return asked;  // brand.THEMES
-    return siteScheme() || osScheme();
+    return siteScheme() || (declaresBoth() ? osScheme() : "light");
   }
 
   size() {
