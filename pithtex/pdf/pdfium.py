@@ -17,8 +17,8 @@ import ctypes
 import math
 import re
 
-from ..value import TYPE_CHECKING, NamedTuple
 from ..limits import MAX_RENDER_PIXELS
+from ..value import TYPE_CHECKING, NamedTuple
 from . import seen as pg
 
 if TYPE_CHECKING:
