@@ -236,7 +236,7 @@ def _inked(ink: Any, box: tuple[int, int, int, int]) -> bool:
     left, top, right, bottom = box
     area = max(right - left, 1) * max(bottom - top, 1)
     # a pixel more on each side: a rule or a hyphen's box may be thinner than one pixel
-    changed = ink.crop((left - 1, top - 1, right + 1, bottom + 1)).histogram()[255]
+    changed: int = ink.crop((left - 1, top - 1, right + 1, bottom + 1)).histogram()[255]
     return changed >= max(1.0, INK_SHARE * area)
 
 
