@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..limits import MAX_FONTS_CHECKED
 from ..value import TYPE_CHECKING
 from .errors import Oversize, PdfSyntaxError
 from .objects import Ref, Stream
@@ -86,7 +87,7 @@ def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFi
     `opened`: the same file, already open in pithtex's reader (its objects are not parsed again)."""
     try:
         hidden_groups = _measure(path, password, opened)
-    except _TooMuch as exc:
+    except (_TooMuch, _Untrue) as exc:
         return PageOne(problem=str(exc))
     except READ_FAILURES as exc:
         return PageOne(problem=f"page 1 cannot be read ({type(exc).__name__}: {exc})"[:200])
@@ -97,6 +98,10 @@ def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFi
 
 class _TooMuch(Exception):
     pass
+
+
+class _Untrue(Exception):
+    """A font on page 1 whose text layer says other letters than its glyphs draw."""
 
 
 def _measure(path: str | Path, password: bytes | None, opened: PdfFile | None) -> Hidden:
@@ -120,9 +125,34 @@ def _measure_in(pdf: PdfFile) -> Hidden:
     contents = pdf.resolve(page.get("Contents"))
     for item in contents if isinstance(contents, list) else [contents]:
         _spend(pdf, pdf.resolve(item), budget)
-    forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0)
+    fonts: dict[int, Any] = {}
+    forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0, fonts)
+    _check_fonts(pdf, fonts)
     names = frozenset(_name(pdf, ref) for ref in off.values())
     return Hidden(names - {""}, forms_off)
+
+
+def _check_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> None:
+    """_Untrue when a font page 1 may use says other letters in its text layer than its glyphs
+    draw (pithtex/pdf/glyphs.py): its page's text is then not taken at its word at all."""
+    from .glyphs import lies
+
+    for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
+        lie = lies(pdf, font)
+        if lie is not None:
+            named = font.get("BaseFont") if isinstance(font, dict) else None
+            raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (the font "
+                          f"{named or key}: {lie}), so its text is not what a reader sees")
+
+
+def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any]) -> None:
+    table = pdf.resolve(resources.get("Font"))
+    for value in (table.values() if isinstance(table, dict) else []):
+        if len(fonts) >= MAX_FONTS_CHECKED:
+            return
+        font = pdf.resolve(value)
+        if isinstance(font, dict):
+            fonts.setdefault(value.num if isinstance(value, Ref) else id(font), font)
 
 
 def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
@@ -151,11 +181,13 @@ def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
 _PAINTING = (b"Tj", b"TJ", b"'", b'"', b" f", b"\nf", b" F", b" B", b" S", b"\nS", b"Do")
 
 
-def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref], seen: set[int], depth: int) -> bool:
-    """Spend the budget on each form XObject `resources` names (and theirs); True when one is
-    in optional content that is off."""
+def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref], seen: set[int], depth: int,
+           fonts: dict[int, Any]) -> bool:
+    """Spend the budget on each form XObject `resources` names (and theirs), and gather the fonts
+    they name into `fonts`; True when a form is in optional content that is off."""
     if not isinstance(resources, dict) or depth > 12:
         return False
+    _collect_fonts(pdf, resources, fonts)
     xobjects = pdf.resolve(resources.get("XObject"))
     hidden = False
     for value in (xobjects.values() if isinstance(xobjects, dict) else []):
@@ -169,7 +201,7 @@ def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref],
         _spend(pdf, form, budget)
         oc = form.dict.get("OC")
         hidden |= isinstance(oc, Ref) and (oc.num in off or _ocmd(pdf, oc))
-        hidden |= _forms(pdf, pdf.resolve(form.dict.get("Resources")), budget, off, seen, depth + 1)
+        hidden |= _forms(pdf, pdf.resolve(form.dict.get("Resources")), budget, off, seen, depth + 1, fonts)
     return hidden
 
 
