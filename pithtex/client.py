@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from .pdf.batch import Failure, Task
     from .pdf.facts import Facts
     from .pdf.seen import PageOne
-    from .pdf.shown import Shown
     from .pdf.stamp import Options, Outcome
+    from .pdf.view import PageView
     from .resolver import Fetched, Resolver
     from .trust import KeyRing
     from .verify import Report
@@ -238,15 +238,19 @@ class Client:
         return Verification(report, fetched.document, f"{asked.prefixed} via {fetched.url}", asked, number)
 
     def verify_pdf(self, path: str | Path, *, record: str | Path | None = None, title: str | None = None,
-                   expect: PithNumber | str | None = None, password: bytes | None = None) -> Verification:
+                   expect: PithNumber | str | None = None, password: bytes | None = None,
+                   view: PageView | None = None) -> Verification:
         """A PDF: the record of the number it carries, or (none carried) of the arXiv paper it
         shows (arXiv's stamp, its own link or DOI), or `record`; verified, and the PDF shown to
-        be that paper (its visible title; the stamp's id and version are the record's)."""
+        be that paper (its visible title; the stamp's id and version are the record's). `view`:
+        the PDF as already read (pdf/view.py), not read again."""
         from . import verify as verifying
 
         path = Path(path)
-        facts, shown, page = _read_pdf(path, password)
-        shows = identify_page(facts, page)
+        if view is None:
+            view = _read_pdf(path, password)
+        facts, shown = view.facts, view.shown
+        shows = identify_page(facts, view.page)
         carried, wanted, once = _carried(facts, path), _expect(expect), _Once(self.keys, title)
         if wanted is not None and carried is not None and wanted.body != carried.body:
             raise PithError(f"{path} is {carried.body}, but the number expected is {wanted.body}")
@@ -388,6 +392,32 @@ def kind_of(target: str | Path) -> str:
 
 
 def _is_pdf(path: Path) -> bool:
+    """Whether the file starts like a PDF (or is named .pdf), its first KiB read once per
+    process: the command line, the client and the reader of the PDF all ask."""
+    import os
+
+    try:
+        status = os.stat(path)
+        seen = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    except OSError:
+        return _header_says_pdf(path)
+    if seen not in _HEADERS:
+        if len(_HEADERS) > 256:
+            _HEADERS.clear()
+        try:
+            _HEADERS[seen] = _header_says_pdf(path)
+        except errors.InputError as exc:
+            _HEADERS[seen] = exc
+    answer = _HEADERS[seen]
+    if isinstance(answer, errors.InputError):
+        raise errors.InputError(str(answer))
+    return answer
+
+
+_HEADERS: dict[tuple[object, ...], bool | errors.InputError] = {}
+
+
+def _header_says_pdf(path: Path) -> bool:
     from .errors import InputError
     from .files import open_input
     from .pdf.reader import html_problem
@@ -497,17 +527,16 @@ def _worker_verdict(path: Path, password: bytes | None) -> FileVerdict:
     return _WORKER._verdict(path, password)
 
 
-def _read_pdf(path: Path, password: bytes | None) -> tuple[Facts, Shown, PageOne]:
-    """A PDF's pith facts (refused when it is locked), what it shows as its title, and page 1
-    as a reader sees it; a web page saved as .pdf is refused in one sentence."""
+def _read_pdf(path: Path, password: bytes | None) -> PageView:
+    """A PDF read once (pdf/view.py: its pith facts, what it shows as its title, page 1 as a
+    reader sees it), refused when it is locked; a web page saved as .pdf is refused in one sentence."""
     from .pdf.facts import refuse_locked
-    from .pdf.seen import PageOne
-    from .pdf.shown import facts_and_shown
+    from .pdf.view import read_view
 
     _is_pdf(path)
-    facts, shown = facts_and_shown(path, password)
-    refuse_locked(facts, path)
-    return facts, shown, shown.page or PageOne(problem=shown.problem)
+    view = read_view(path, password)
+    refuse_locked(view.facts, path)
+    return view
 
 
 def identify_page(facts: Facts, page: PageOne) -> Identity | None:
@@ -786,15 +815,15 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
 def _by_name(task: Task, client: Client) -> Task:
     """A PDF stamped by name only: one that carries its number keeps it (the stamp completes
     what is missing); else its arXiv identity's record, which must verify, PDF and all."""
-    from .pdf.facts import facts_of
+    from .pdf.view import read_view
 
-    facts = facts_of(task.source, task.options.password, pages=1)
+    view = read_view(task.source, task.options.password)  # read once: verify_pdf below reads this view
+    facts = view.facts
     if facts.locked or facts.number is not None:
         return task
-    _facts, _shown, page = _read_pdf(task.source, task.options.password)
-    if identify_page(facts, page) is None:
+    if identify_page(facts, view.page) is None:
         return task  # nothing names its number: the stamp says so, as for any PDF
-    checked = client.verify_pdf(task.source, password=task.options.password)
+    checked = client.verify_pdf(task.source, password=task.options.password, view=view)
     if not checked.verified:
         raise Refused(f"{task.source}: not stamped: its record does not verify ({checked.summary})")
     return task._replace(options=task.options._replace(number=checked.report.number))
@@ -841,13 +870,13 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
     another paper, or cannot be told apart from one: refused, or with force stamped and said so.
     Files stamp cannot open are left to stamp's own error."""
     from .errors import UnreadablePdf
-    from .pdf.shown import facts_and_shown
+    from .pdf.view import read_view
     from .verify import PASS, check_paper
 
     warnings = []
     for src in sources:
         try:
-            facts, shown = facts_and_shown(src, password, pages=1)
+            facts, shown = read_view(src, password, pages=1)
         except UnreadablePdf:
             continue
         if facts.encryption is not None and not facts.encryption.opened:

@@ -127,22 +127,27 @@ def _measure_in(pdf: PdfFile) -> Hidden:
         _spend(pdf, pdf.resolve(item), budget)
     fonts: dict[int, Any] = {}
     forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0, fonts)
-    _check_fonts(pdf, fonts)
     names = frozenset(_name(pdf, ref) for ref in off.values())
-    return Hidden(names - {""}, forms_off)
+    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts))
 
 
-def _check_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> None:
-    """_Untrue when a font page 1 may use says other letters in its text layer than its glyphs
-    draw (pithtex/pdf/glyphs.py): its page's text is then not taken at its word at all."""
+def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
+    """The base font names of the fonts page 1 may use whose text layer says other letters than
+    their glyphs draw (pithtex/pdf/glyphs.py): no text in a font of that name counts. One
+    without a name leaves nothing to tell its text by: _Untrue, the page is not read."""
     from .glyphs import lies
 
+    untrue = set()
     for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
         lie = lies(pdf, font)
-        if lie is not None:
-            named = font.get("BaseFont") if isinstance(font, dict) else None
-            raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (the font "
-                          f"{named or key}: {lie}), so its text is not what a reader sees")
+        if lie is None:
+            continue
+        named = font.get("BaseFont") if isinstance(font, dict) else None
+        if not isinstance(named, str) or not named:
+            raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), so "
+                          "its text is not what a reader sees")
+        untrue.add(named)
+    return frozenset(untrue)
 
 
 def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any]) -> None:

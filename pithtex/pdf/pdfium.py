@@ -160,22 +160,61 @@ def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece]
     if view.width <= 0 or view.height <= 0:
         return [piece for i, piece in enumerate(pieces) if i not in set(checked)], len(checked)
     before = view.render(doc)
-    modes: dict[int, int] = {}
-    try:
-        for address in {pieces[i].obj for i in checked}:
-            handle = scene.handles[address]
-            modes[address] = raw.FPDFTextObj_GetTextRenderMode(handle)
-            # invisible, keeping a clipping mode's clip (what it clips is drawn as before)
-            raw.FPDFTextObj_SetTextRenderMode(handle, 7 if modes[address] >= 4 else 3)
-        after = view.render(doc)
-    finally:
-        for address, mode in modes.items():
-            raw.FPDFTextObj_SetTextRenderMode(scene.handles[address], mode)
     from PIL import ImageChops
 
-    ink = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
-    unseen = {i for i in checked if not _inked(ink, view.box(pieces[i].bbox))}
+    ink: dict[int, Any] = {}  # each object's pixels that changed when it (and its group) was taken away
+    for group in _apart(view, pieces, checked):
+        after = _without(raw, doc, view, [scene.handles[address] for address in group])
+        changed = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
+        ink.update(dict.fromkeys(group, changed))
+    unseen = {i for i in checked if not _inked(ink[pieces[i].obj], view.box(pieces[i].bbox))}
     return [piece for i, piece in enumerate(pieces) if i not in unseen], len(unseen)
+
+
+# Renderings of page 1 without some of its text, at most: objects whose characters touch are
+# taken away in different renderings (an author line's ascenders would else count as the ink of
+# a hidden title's descenders above it); beyond this many, the rest share the last one.
+MAX_RENDER_PASSES = 6
+
+
+def _apart(view: _Device, pieces: list[_Piece], checked: list[int]) -> list[list[int]]:
+    """The checked characters' text objects in groups whose characters' boxes do not touch."""
+    boxes: dict[int, tuple[int, int, int, int]] = {}
+    for i in checked:
+        left, top, right, bottom = view.box(pieces[i].bbox)
+        had = boxes.get(pieces[i].obj, (left, top, right, bottom))
+        boxes[pieces[i].obj] = (min(had[0], left), min(had[1], top), max(had[2], right), max(had[3], bottom))
+    groups: list[list[int]] = []
+    for address, box in boxes.items():
+        for group in groups:
+            if not any(_touch(box, boxes[other]) for other in group):
+                group.append(address)
+                break
+        else:
+            if len(groups) < MAX_RENDER_PASSES:
+                groups.append([address])
+            else:
+                groups[-1].append(address)
+    return groups
+
+
+def _touch(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]
+
+
+def _without(raw: Any, doc: Any, view: _Device, handles: list[Any]) -> Any:
+    """The region rendered with these text objects made invisible (each keeps a clipping mode's
+    clip, so what it clips is drawn as before), then shown again."""
+    modes = []
+    try:
+        for handle in handles:
+            mode = raw.FPDFTextObj_GetTextRenderMode(handle)
+            modes.append((handle, mode))
+            raw.FPDFTextObj_SetTextRenderMode(handle, 7 if mode >= 4 else 3)
+        return view.render(doc)
+    finally:
+        for handle, mode in modes:
+            raw.FPDFTextObj_SetTextRenderMode(handle, mode)
 
 
 # The rendered region: at most RENDER_SCALE device pixels a point, and MAX_RENDER_PIXELS in all.
@@ -269,7 +308,8 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
             if transparent and mode in _FILL_AND_STROKE:
                 colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
             size, squeezed = _size(raw, obj, outer)
-            visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed)
+            untrue = bool(hidden.untrue_fonts) and _font_name(raw, obj) in hidden.untrue_fonts
+            visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed or untrue)
             address = _address(obj)
             scene.texts[address] = _Text(visible, colour, here, scene.count, _mapped_box(outer, _bounds(raw, obj)),
                                          size)
@@ -616,6 +656,16 @@ def _uris(raw: Any, doc: Any, page: Any) -> tuple[str, ...]:
         if len(out) >= pg.MAX_URIS:
             break
     return tuple(out)
+
+
+def _font_name(raw: Any, obj: Any) -> str:
+    """A text object's font's /BaseFont, as PDFium read it."""
+    font = raw.FPDFTextObj_GetFont(obj)
+    if not font:
+        return ""
+    buf = ctypes.create_string_buffer(256)
+    size = raw.FPDFFont_GetBaseFontName(font, buf, ctypes.sizeof(buf))
+    return buf.value.decode("latin-1") if 0 < size <= ctypes.sizeof(buf) else ""
 
 
 def _address(obj: Any) -> int:
