@@ -228,23 +228,30 @@ class _Device:
         self.raw, self.page = raw, page
         self.size = (max(int(raw.FPDF_GetPageWidthF(page.raw) * scale), 1),
                      max(int(raw.FPDF_GetPageHeightF(page.raw) * scale), 1))
-        self.x0, self.y0, x1, y1 = self._box(region, 0, 0)
-        self.x0, self.y0 = max(self.x0 - 2, 0), max(self.y0 - 2, 0)
-        self.width = min(x1 + 2, self.size[0]) - self.x0
-        self.height = min(y1 + 2, self.size[1]) - self.y0
+        self.to_device = self._mapping()
+        self.x0, self.y0 = 0, 0
+        left, top, right, bottom = self.box(region)
+        self.x0, self.y0 = max(left - 2, 0), max(top - 2, 0)
+        self.width = min(right + 2, self.size[0]) - self.x0
+        self.height = min(bottom + 2, self.size[1]) - self.y0
 
-    def _box(self, box: pg.Box, dx: int, dy: int) -> tuple[int, int, int, int]:
-        xs, ys = [], []
+    def _mapping(self) -> Matrix:
+        """The page-to-pixel matrix PDFium renders with (its page rotation and crop box
+        included), asked once at 1,024 times the size so its whole pixels are exact enough."""
+        fine = 1024
         x, y = ctypes.c_int(), ctypes.c_int()
-        for px, py in ((box[0], box[1]), (box[2], box[3]), (box[0], box[3]), (box[2], box[1])):
-            self.raw.FPDF_PageToDevice(self.page.raw, 0, 0, self.size[0], self.size[1], 0, px, py, x, y)
-            xs.append(x.value - dx)
-            ys.append(y.value - dy)
-        return min(xs), min(ys), max(xs), max(ys)
+        points = []
+        for px, py in ((0.0, 0.0), (100.0, 0.0), (0.0, 100.0)):
+            self.raw.FPDF_PageToDevice(self.page.raw, 0, 0, self.size[0] * fine, self.size[1] * fine, 0, px, py, x, y)
+            points.append((x.value / fine, y.value / fine))
+        (ox, oy), (ax, ay), (bx, by) = points
+        return ((ax - ox) / 100, (ay - oy) / 100, (bx - ox) / 100, (by - oy) / 100, ox, oy)
 
     def box(self, box: pg.Box) -> tuple[int, int, int, int]:
-        """`box` in the rendered region's pixels."""
-        return self._box(box, self.x0, self.y0)
+        """`box` (page points) in the rendered region's whole pixels."""
+        left, top, right, bottom = _mapped_box(self.to_device, box)
+        return (math.floor(left) - self.x0, math.floor(top) - self.y0, math.ceil(right) - self.x0,
+                math.ceil(bottom) - self.y0)
 
     def render(self, doc: Any) -> Any:
         """The region in grey levels (a PIL image): the page, its annotations, its form fields."""
