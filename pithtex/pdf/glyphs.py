@@ -36,13 +36,14 @@ _NAMED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five"
           "eth": "d", "Eth": "D", "thorn": "th", "Thorn": "TH", "ff": "ff", "fi": "fi", "fl": "fl", "ffi": "ffi",
           "ffl": "ffl", "dcroat": "d", "Dcroat": "D"}
 # A letter and an accent, as the Adobe Glyph List names accented letters (`eacute`, `Ccaron`).
-_ACCENTED = re.compile(r"([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|macron|breve|ogonek"
+_ACCENTED = (r"([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|macron|breve|ogonek"
                        r"|dotaccent|hungarumlaut|commaaccent)")
-_UNI = re.compile(r"uni((?:[0-9A-F]{4})+)|u([0-9A-F]{4,6})")
+_UNI = r"uni((?:[0-9A-F]{4})+)|u([0-9A-F]{4,6})"
 # The standard 14 fonts that draw letters: not embedded, they are drawn by the viewer's own
 # font of that name, so a standard encoding's code names the letter it draws.
-_STANDARD_TEXT = re.compile(r"(Helvetica|Times|Courier|Arial|TimesNewRoman|CourierNew)\b[-,A-Za-z]*")
+_STANDARD_TEXT = r"(Helvetica|Times|Courier|Arial|TimesNewRoman|CourierNew)\b[-,A-Za-z]*"
 _STANDARD_ENCODINGS = frozenset({"WinAnsiEncoding", "MacRomanEncoding", "StandardEncoding"})
+# Patterns are compiled on first use (re caches them), never when the module is imported.
 _SIMPLE = frozenset({"Type1", "MMType1", "TrueType"})
 
 
@@ -64,10 +65,10 @@ def _part(part: str) -> str | None:
         return part
     if part in _NAMED:
         return _NAMED[part]
-    m = _ACCENTED.fullmatch(part)
+    m = re.fullmatch(_ACCENTED, part)
     if m:
         return m[1]
-    m = _UNI.fullmatch(part)
+    m = re.fullmatch(_UNI, part)
     if m:
         if m[1]:
             return "".join(chr(int(m[1][i:i + 4], 16)) for i in range(0, len(m[1]), 4))
@@ -134,7 +135,7 @@ _DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight
 def _standard_font(pdf: PdfFile, font: dict[str, Any]) -> bool:
     """A standard font a viewer supplies itself: named so, and not embedded."""
     name = font.get("BaseFont")
-    if not isinstance(name, str) or not _STANDARD_TEXT.fullmatch(name):
+    if not isinstance(name, str) or not re.fullmatch(_STANDARD_TEXT, name):
         return False
     descriptor = pdf.resolve(font.get("FontDescriptor"))
     if not isinstance(descriptor, dict):
@@ -145,7 +146,7 @@ def _standard_font(pdf: PdfFile, font: dict[str, Any]) -> bool:
     return not embedded and not symbolic
 
 
-_HEX = re.compile(rb"<([0-9A-Fa-f\s]*)>|\[|\]|(begin|end)(bfchar|bfrange)")
+_HEX = rb"<([0-9A-Fa-f\s]*)>|\[|\]|(begin|end)(bfchar|bfrange)"
 
 
 def _to_unicode(data: bytes) -> dict[int, str]:
@@ -154,7 +155,7 @@ def _to_unicode(data: bytes) -> dict[int, str]:
     section: bytes | None = None
     items: list[Any] = []
     array: list[bytes] | None = None
-    for m in _HEX.finditer(data):
+    for m in re.finditer(_HEX, data):
         token = m.group(0)
         if m.group(2):
             section = m.group(3) if m.group(2) == b"begin" else None

@@ -19,9 +19,10 @@ refused, as PDFium would hold ~30 bytes of memory for each byte of tiny text run
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from ..limits import MAX_FONTS_CHECKED
+from ..limits import MAX_FONTS_CHECKED, MAX_FORM_DEPTH
 from ..value import TYPE_CHECKING
 from .errors import Oversize, PdfSyntaxError
 from .objects import Ref, Stream
@@ -123,10 +124,13 @@ def _measure_in(pdf: PdfFile) -> Hidden:
     _ref, page, inherited = first
     budget = [MAX_CONTENT, MAX_PAINTS]
     contents = pdf.resolve(page.get("Contents"))
-    for item in contents if isinstance(contents, list) else [contents]:
-        _spend(pdf, pdf.resolve(item), budget)
+    data = b"\n".join(_spend(pdf, pdf.resolve(item), budget)
+                      for item in (contents if isinstance(contents, list) else [contents]))
     fonts: dict[int, Any] = {}
-    forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0, fonts)
+    decoded: dict[int, bytes] = {}
+    resources = pdf.resolve(inherited.get("Resources"))
+    forms_off = _forms(pdf, resources, budget, off, set(), 0, fonts, decoded)
+    _drawn(pdf, data, resources, decoded, {})
     names = frozenset(_name(pdf, ref) for ref in off.values())
     return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts))
 
@@ -160,10 +164,12 @@ def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any
             fonts.setdefault(value.num if isinstance(value, Ref) else id(font), font)
 
 
-def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
-    """Take a content stream's decoded size from budget[0], its painting operators from budget[1]."""
+def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> bytes:
+    """Take a content stream's decoded size from budget[0], its painting operators from budget[1];
+    its decoded bytes (empty when it does not decode)."""
+    data = b""
     if not isinstance(stream, Stream):
-        return
+        return data
     try:
         data = decode_stream(stream, limit=budget[0] + 1)
         size = len(data)
@@ -179,7 +185,40 @@ def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
         raise _TooMuch(f"page 1's content is over {MAX_CONTENT // (1024 * 1024)} MiB decoded, too much to read "
                        "for what it shows")
     if budget[1] < 0:
-        raise _TooMuch(f"page 1 draws over {MAX_PAINTS:,} text runs and shapes, too many to read for what it shows")
+        raise _TooMuch(_TOO_MANY_PAINTS)
+    return data
+
+
+_TOO_MANY_PAINTS = f"page 1 draws over {MAX_PAINTS:,} text runs and shapes, too many to read for what it shows"
+
+
+def _drawn(pdf: PdfFile, data: bytes, resources: Any, decoded: dict[int, bytes], memo: dict[int, int]) -> int:
+    """How many objects drawing `data` makes PDFium hold: its painting operators, and each form
+    it draws as often as it draws it (a form drawn twice by a form drawn twice: four times),
+    each form's count worked out once. _TooMuch beyond MAX_PAINTS: a page of forms that fan out
+    (2,979 bytes drawing one form 2^24 times) is refused before PDFium parses it."""
+    total = sum(data.count(op) for op in _PAINTING)
+    xobjects = pdf.resolve(resources.get("XObject")) if isinstance(resources, dict) and b"Do" in data else None
+    if not isinstance(xobjects, dict):
+        return total
+    for m in re.finditer(_DO, data):
+        value = xobjects.get(m[1].decode("latin-1"))
+        if not isinstance(value, Ref) or value.num not in decoded:
+            continue  # an image, or a form past the depth _forms reads: its Do is counted above
+        if value.num not in memo:
+            memo[value.num] = 0  # a form that draws itself draws nothing more (PDFium stops the loop)
+            form = pdf.resolve(value)
+            inner = pdf.resolve(form.dict.get("Resources")) if isinstance(form, Stream) else None
+            memo[value.num] = _drawn(pdf, decoded[value.num], inner if isinstance(inner, dict) else resources,
+                                     decoded, memo)
+        total += memo[value.num]
+        if total > MAX_PAINTS:
+            raise _TooMuch(_TOO_MANY_PAINTS)
+    return total
+
+
+# compiled on first use (re caches it), not when the module is imported
+_DO = rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![A-Za-z])"
 
 
 # Content operators that each make a page object: text shown (Tj TJ ' "), paths painted, images.
@@ -187,13 +226,17 @@ _PAINTING = (b"Tj", b"TJ", b"'", b'"', b" f", b"\nf", b" F", b" B", b" S", b"\nS
 
 
 def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref], seen: set[int], depth: int,
-           fonts: dict[int, Any]) -> bool:
-    """Spend the budget on each form XObject `resources` names (and theirs), and gather the fonts
-    they name into `fonts`; True when a form is in optional content that is off."""
-    if not isinstance(resources, dict) or depth > 12:
+           fonts: dict[int, Any], decoded: dict[int, bytes]) -> bool:
+    """Spend the budget on each form XObject `resources` names (and theirs), keeping each one's
+    decoded content in `decoded` and gathering the fonts they name into `fonts`; True when a
+    form is in optional content that is off."""
+    if not isinstance(resources, dict):
         return False
     _collect_fonts(pdf, resources, fonts)
     xobjects = pdf.resolve(resources.get("XObject"))
+    if depth > MAX_FORM_DEPTH and isinstance(xobjects, dict) and xobjects:
+        # not measured, PDFium would still parse them: forms nested this deep are no title page's
+        raise _TooMuch(f"page 1 nests its forms over {MAX_FORM_DEPTH} deep, too deep to read for what it shows")
     hidden = False
     for value in (xobjects.values() if isinstance(xobjects, dict) else []):
         if isinstance(value, Ref):
@@ -203,10 +246,12 @@ def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref],
         form = pdf.resolve(value)
         if not isinstance(form, Stream) or form.dict.get("Subtype") != "Form":
             continue
-        _spend(pdf, form, budget)
+        data = _spend(pdf, form, budget)
+        if isinstance(value, Ref):
+            decoded[value.num] = data
         oc = form.dict.get("OC")
         hidden |= isinstance(oc, Ref) and (oc.num in off or _ocmd(pdf, oc))
-        hidden |= _forms(pdf, pdf.resolve(form.dict.get("Resources")), budget, off, seen, depth + 1, fonts)
+        hidden |= _forms(pdf, pdf.resolve(form.dict.get("Resources")), budget, off, seen, depth + 1, fonts, decoded)
     return hidden
 
 

@@ -17,7 +17,7 @@ import ctypes
 import math
 import re
 
-from ..limits import MAX_RENDER_PIXELS
+from ..limits import MAX_FORM_DEPTH, MAX_RENDER_PIXELS
 from ..value import TYPE_CHECKING, NamedTuple
 from . import seen as pg
 
@@ -34,8 +34,6 @@ Colour = tuple[int, int, int]
 # An affine matrix (a, b, c, d, e, f) as PDF writes it: x' = a x + c y + e, y' = b x + d y + f.
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-# Forms inside forms deeper than this: the page is refused (a real page nests a few).
-MAX_FORM_DEPTH = 12
 _INVISIBLE_MODES = (3, 7)
 # White space as the text page has it. Not str.isspace(): that takes 0x1C-0x1F too, which a TeX
 # font without a ToUnicode map uses for ligatures (T1's "fi" is 0x1C).
@@ -303,7 +301,7 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
         here = _intersect(clip, _mapped(outer, _clip_box(raw, obj)))
         off = in_hidden or _marked_off(raw, obj, hidden)
         if kind == raw.FPDF_PAGEOBJ_FORM:
-            if depth >= MAX_FORM_DEPTH:
+            if depth > MAX_FORM_DEPTH:
                 scene.count = pg.MAX_OBJECTS + 1  # refused whole, like a page of too many objects
                 return
             children = [raw.FPDFFormObj_GetObject(obj, i) for i in range(raw.FPDFFormObj_CountObjects(obj))]
