@@ -189,8 +189,8 @@ def fan_out(path: Path, levels: int, width: int = 2) -> Path:
             parent.Resources.XObject = pikepdf.Dictionary(C=child)
             child = parent
         page.Resources.XObject = pikepdf.Dictionary(Top=child)
-    return viewkit.paper(path, viewkit.line(viewkit.TITLE_A, 20, viewkit.TITLE_Y) + b"q 0.1 0 0 0.1 300 300 cm /Top Do Q\n",
-                         edit=edit)
+    drawn = b"q 0.1 0 0 0.1 300 300 cm /Top Do Q\n"
+    return viewkit.paper(path, viewkit.line(viewkit.TITLE_A, 20, viewkit.TITLE_Y) + drawn, edit=edit)
 
 
 def test_forms_that_fan_out_are_counted_as_drawn_and_refused_before_pdfium_parses_them(tmp_path):
