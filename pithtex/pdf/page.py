@@ -154,14 +154,23 @@ def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
     return frozenset(untrue)
 
 
-def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any]) -> None:
+def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any], budget: list[int]) -> None:
+    """Gather the fonts `resources` names; a Type 3 font's glyph procedures are content PDFium
+    parses too, so they spend the budget like the page's own content."""
     table = pdf.resolve(resources.get("Font"))
     for value in (table.values() if isinstance(table, dict) else []):
         if len(fonts) >= MAX_FONTS_CHECKED:
             return
         font = pdf.resolve(value)
-        if isinstance(font, dict):
-            fonts.setdefault(value.num if isinstance(value, Ref) else id(font), font)
+        if not isinstance(font, dict):
+            continue
+        key = value.num if isinstance(value, Ref) else id(font)
+        if key in fonts:
+            continue
+        fonts[key] = font
+        procs = pdf.resolve(font.get("CharProcs")) if font.get("Subtype") == "Type3" else None
+        for proc in list(procs.values())[:256] if isinstance(procs, dict) else []:
+            _spend(pdf, pdf.resolve(proc), budget)
 
 
 def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> bytes:
@@ -232,7 +241,7 @@ def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref],
     form is in optional content that is off."""
     if not isinstance(resources, dict):
         return False
-    _collect_fonts(pdf, resources, fonts)
+    _collect_fonts(pdf, resources, fonts, budget)
     xobjects = pdf.resolve(resources.get("XObject"))
     if depth > MAX_FORM_DEPTH and isinstance(xobjects, dict) and xobjects:
         # not measured, PDFium would still parse them: forms nested this deep are no title page's

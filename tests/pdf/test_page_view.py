@@ -210,3 +210,20 @@ def test_forms_that_fan_out_are_counted_as_drawn_and_refused_before_pdfium_parse
     assert page.problem == "page 1 nests its forms over 12 deep, too deep to read for what it shows"
     page = read_page_one(fan_out(tmp_path / "small.pdf", 10))
     assert page.problem is None and title_text(page) == viewkit.TITLE_A
+
+
+def test_type3_glyph_procedures_spend_the_content_budget(tmp_path):
+    """A Type 3 font's glyph procedures are content PDFium parses: 3 MiB of them are refused
+    like 3 MiB of page content, before PDFium reads them (they took 40 s and 3.6 GB)."""
+    import pikepdf
+
+    def edit(pdf: pikepdf.Pdf, page: pikepdf.Page) -> None:
+        heavy = pdf.make_stream(b"0 0 1 1 re f\n" * 250_000)  # 3.25 MB decoded, a few kB stored
+        page.Resources.Font.T3 = pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type3, FontBBox=[0, 0, 1, 1], FontMatrix=[1, 0, 0, 1, 0, 0],
+            CharProcs=pikepdf.Dictionary(a=heavy), Encoding=pikepdf.Dictionary(Differences=[97, pikepdf.Name.a]),
+            FirstChar=97, LastChar=97, Widths=[1])
+    pdf = viewkit.paper(tmp_path / "t3.pdf", viewkit.line(viewkit.TITLE_A, 20, viewkit.TITLE_Y)
+                        + b"BT /T3 10 Tf 72 100 Td (a) Tj ET\n", edit=edit)
+    assert read_page_one(pdf).problem == ("page 1's content is over 2 MiB decoded, too much to read for what it "
+                                          "shows")
