@@ -130,7 +130,7 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
     small = sum(piece.ink for piece in pieces if piece.ink and piece.size < floor)
     pieces = [piece for piece in pieces if not piece.ink or piece.size >= floor]
-    pieces, covered = _rendered(raw, doc, page, scene, pieces)
+    pieces, covered = _rendered(raw, doc, page, scene, pieces, body)
     lines = _lines(pieces)
     return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small + covered)
 
@@ -145,10 +145,13 @@ INK_LEVEL = 40
 INK_SHARE = 0.03
 
 
-def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece]) -> tuple[list[_Piece], int]:
+def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece],
+              body: float) -> tuple[list[_Piece], int]:
     """The pieces with the top part's characters that the rendered page does not show taken
-    out, and how many were taken out."""
-    checked = [i for i, piece in enumerate(pieces) if piece.ink and piece.obj]
+    out, and how many were taken out. Only characters of the body size or larger are checked:
+    no smaller text is ever the title."""
+    least = body * 0.95
+    checked = [i for i, piece in enumerate(pieces) if piece.ink and piece.obj and piece.size >= least]
     if not checked:
         return pieces, 0
     region = _union([pieces[i].bbox for i in checked])
@@ -161,11 +164,12 @@ def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece]
     from PIL import ImageChops
 
     ink: dict[int, Any] = {}  # each object's pixels that changed when it (and its group) was taken away
-    for group in _apart(view, pieces, checked):
+    boxes = {i: view.box(pieces[i].bbox) for i in checked}
+    for group in _apart(boxes, pieces):
         after = _without(raw, doc, view, [scene.handles[address] for address in group])
         changed = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
-        ink.update(dict.fromkeys(group, changed))
-    unseen = {i for i in checked if not _inked(ink[pieces[i].obj], view.box(pieces[i].bbox))}
+        ink.update(dict.fromkeys(group, changed.tobytes()))
+    unseen = {i for i in checked if not _inked(ink[pieces[i].obj], view.width, view.height, boxes[i])}
     return [piece for i, piece in enumerate(pieces) if i not in unseen], len(unseen)
 
 
@@ -175,11 +179,11 @@ def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece]
 MAX_RENDER_PASSES = 6
 
 
-def _apart(view: _Device, pieces: list[_Piece], checked: list[int]) -> list[list[int]]:
-    """The checked characters' text objects in groups whose characters' boxes do not touch."""
+def _apart(chars: dict[int, tuple[int, int, int, int]], pieces: list[_Piece]) -> list[list[int]]:
+    """The checked characters' text objects (`chars`: each character's pixel box, by its
+    piece) in groups whose characters' boxes do not touch."""
     boxes: dict[int, tuple[int, int, int, int]] = {}
-    for i in checked:
-        left, top, right, bottom = view.box(pieces[i].bbox)
+    for i, (left, top, right, bottom) in chars.items():
         had = boxes.get(pieces[i].obj, (left, top, right, bottom))
         boxes[pieces[i].obj] = (min(had[0], left), min(had[1], top), max(had[2], right), max(had[3], bottom))
     groups: list[list[int]] = []
@@ -275,12 +279,14 @@ class _Device:
         return Image.frombytes("L", (self.width, self.height), rows[0::4])  # grey: one channel says it
 
 
-def _inked(ink: Any, box: tuple[int, int, int, int]) -> bool:
-    """Enough of the pixels in `box` changed."""
+def _inked(ink: bytes, width: int, height: int, box: tuple[int, int, int, int]) -> bool:
+    """Enough of the pixels in `box` changed (`ink`: the changed pixels, 255 a row of `width`)."""
     left, top, right, bottom = box
     area = max(right - left, 1) * max(bottom - top, 1)
     # a pixel more on each side: a rule or a hyphen's box may be thinner than one pixel
-    changed: int = ink.crop((left - 1, top - 1, right + 1, bottom + 1)).histogram()[255]
+    left, right = max(left - 1, 0), min(right + 1, width)
+    changed = sum(ink.count(255, row * width + left, row * width + right)
+                  for row in range(max(top - 1, 0), min(bottom + 1, height)))
     return changed >= max(1.0, INK_SHARE * area)
 
 
@@ -714,6 +720,9 @@ def _mapped_box(m: Matrix, box: pg.Box) -> pg.Box:
     """The page box around `box` once `m` maps it (its four corners)."""
     if m == IDENTITY:
         return box
+    if m[1] == 0 and m[2] == 0:  # no rotation: two corners say it
+        x0, x1, y0, y1 = m[0] * box[0] + m[4], m[0] * box[2] + m[4], m[3] * box[1] + m[5], m[3] * box[3] + m[5]
+        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
     xs, ys = [], []
     for x, y in ((box[0], box[1]), (box[0], box[3]), (box[2], box[1]), (box[2], box[3])):
         xs.append(m[0] * x + m[2] * y + m[4])
