@@ -148,18 +148,32 @@ INK_SHARE = 0.03
 def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece],
               body: float) -> tuple[list[_Piece], int]:
     """The pieces with the top part's characters that the rendered page does not show taken
-    out, and how many were taken out. Only characters of the body size or larger are checked:
-    no smaller text is ever the title."""
-    least = body * 0.95
-    checked = [i for i, piece in enumerate(pieces) if piece.ink and piece.obj and piece.size >= least]
+    out, and how many were taken out. Only what can be the title is checked: the display text
+    (at least TITLE_OVER_BODY times the body size); and where none of it is seen, the block of
+    body-size lines at the top, which is then the title (page.title_lines)."""
+    display = [i for i, piece in enumerate(pieces)
+               if piece.ink and piece.obj and piece.size >= body * pg.TITLE_OVER_BODY]
+    unseen = _unseen(raw, doc, page, scene, pieces, display)
+    if len(unseen) == len(display):
+        body_size = [i for i, piece in enumerate(pieces) if piece.ink and piece.obj and i not in unseen
+                     and piece.size >= body * 0.95]
+        highest = max((pieces[i].bbox[3] for i in body_size), default=0.0)
+        # the top block: at most TOP_BLOCK lines, each with its gap (page.py), and then some
+        reach = highest - body * (pg.TOP_BLOCK + 1) * 2.5
+        unseen |= _unseen(raw, doc, page, scene, pieces, [i for i in body_size if pieces[i].bbox[3] >= reach])
+    return [piece for i, piece in enumerate(pieces) if i not in unseen], len(unseen)
+
+
+def _unseen(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece], checked: list[int]) -> set[int]:
+    """Which of the `checked` pieces (one character each) the rendered page does not show."""
     if not checked:
-        return pieces, 0
+        return set()
     region = _union([pieces[i].bbox for i in checked])
     area = max((region[2] - region[0]) * (region[3] - region[1]), 1.0)
     scale = min(RENDER_SCALE, math.sqrt(MAX_RENDER_PIXELS / area))
     view = _Device(raw, page, scale, region)
     if view.width <= 0 or view.height <= 0:
-        return [piece for i, piece in enumerate(pieces) if i not in set(checked)], len(checked)
+        return set(checked)
     before = view.render(doc)
     from PIL import ImageChops
 
@@ -169,8 +183,7 @@ def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece]
         after = _without(raw, doc, view, [scene.handles[address] for address in group])
         changed = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
         ink.update(dict.fromkeys(group, changed.tobytes()))
-    unseen = {i for i in checked if not _inked(ink[pieces[i].obj], view.width, view.height, boxes[i])}
-    return [piece for i, piece in enumerate(pieces) if i not in unseen], len(unseen)
+    return {i for i in checked if not _inked(ink[pieces[i].obj], view.width, view.height, boxes[i])}
 
 
 # Renderings of page 1 without some of its text, at most: objects whose characters touch are
