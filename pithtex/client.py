@@ -392,29 +392,28 @@ def kind_of(target: str | Path) -> str:
 
 
 def _is_pdf(path: Path) -> bool:
-    """Whether the file starts like a PDF (or is named .pdf), its first KiB read once per
-    process: the command line, the client and the reader of the PDF all ask."""
+    """Whether the file starts like a PDF (or is named .pdf), its first KiB read once for the
+    file asked last: the command line, the client and the reader of the PDF each ask in turn."""
     import os
 
     try:
         status = os.stat(path)
-        seen = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
     except OSError:
         return _header_says_pdf(path)
-    if seen not in _HEADERS:
-        if len(_HEADERS) > 256:
-            _HEADERS.clear()
+    seen = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    if not _LAST_HEADER or _LAST_HEADER[0] != seen:
         try:
-            _HEADERS[seen] = _header_says_pdf(path)
+            answer: bool | errors.InputError = _header_says_pdf(path)
         except errors.InputError as exc:
-            _HEADERS[seen] = exc
-    answer = _HEADERS[seen]
-    if isinstance(answer, errors.InputError):
-        raise errors.InputError(str(answer))
-    return answer
+            answer = exc
+        _LAST_HEADER[:] = [seen, answer]  # one file's: a folder of 600 holds no more than one of 60
+    last = _LAST_HEADER[1]
+    if isinstance(last, errors.InputError):
+        raise errors.InputError(str(last))
+    return bool(last)
 
 
-_HEADERS: dict[tuple[object, ...], bool | errors.InputError] = {}
+_LAST_HEADER: list[object] = []
 
 
 def _header_says_pdf(path: Path) -> bool:
