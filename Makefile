@@ -6,6 +6,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PITHTEX := $(BIN)/pithtex
+# A developer's command (re-render a checkout's generated files), not in `pithtex --help`.
+RENDER := $(BIN)/python -m pithtex.cli.render
 OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), LaTeXML (arXiv's HTML route), the PDF
@@ -61,13 +63,13 @@ system-packages:
 	fi
 
 render: venv
-	$(PITHTEX) render
+	$(RENDER)
 
 # Every example paper (examples/<class>/paper.tex, an arXiv upload each) built with
 # pdflatex into $(OUT)/examples/<class>/, beside the current pith.sty, so the upload
 # folders stay clean.
 examples: venv system-packages
-	$(PITHTEX) render --check
+	$(RENDER) --check
 	@for dir in examples/*/; do \
 	  cls=$$(basename $$dir); [ -f $$dir/paper.tex ] || continue; \
 	  rm -rf $(OUT)/examples/$$cls && mkdir -p $(OUT)/examples && cp -r $$dir $(OUT)/examples/$$cls; \
@@ -98,7 +100,7 @@ bench: venv system-packages
 # one pith.sty declares), then twine's check of what PyPI would show. Built with the venv's
 # own setuptools (a dev dependency), so a release needs no network (tests/test_release.py).
 dist: venv
-	$(PITHTEX) render --check
+	$(RENDER) --check
 	rm -rf dist
 	$(BIN)/python -m build --no-isolation --outdir dist .
 	$(BIN)/python -m twine check --strict dist/*
@@ -108,13 +110,13 @@ dist: venv
 # manual's source and PDF, and the licence statement. No hidden files, no executable bits.
 CTAN_DIR := $(OUT)/ctan/pith
 ctan: venv doc
-	$(PITHTEX) render --check
+	$(RENDER) --check
 	rm -rf $(OUT)/ctan $(OUT)/pith.zip && mkdir -p $(CTAN_DIR)
 	install -m 644 latex/README.md latex/pith.sty latex/pith-doc.tex latex/LICENSE $(OUT)/doc/pith-doc.pdf $(CTAN_DIR)/
 	cd $(OUT)/ctan && $(CURDIR)/$(BIN)/python -m zipfile -c ../pith.zip pith
 	@echo "wrote $(OUT)/pith.zip:"; $(BIN)/python -m zipfile -l $(OUT)/pith.zip
 
-# The web package (web/, rendered by `pithtex render`): its devDependencies (axe-core, pinned
+# The web package (web/, rendered by `make render`): its devDependencies (axe-core, pinned
 # in web/package.json) for the browser tests, from the npm registry; and its tarball.
 web-deps: web/node_modules/axe-core/axe.min.js
 
@@ -125,7 +127,7 @@ web/node_modules/axe-core/axe.min.js: web/package.json
 	touch $@
 
 web-pack: venv
-	$(PITHTEX) render --check
+	$(RENDER) --check
 	mkdir -p dist
 	cd web && npm pack --pack-destination ../dist
 
@@ -147,9 +149,9 @@ texlive-matrix: venv system-packages
 	done
 	tools/texlive-matrix.sh $(TEXLIVE_CACHE) $(BIN)/pytest $(TEXLIVE_SUITES)
 
-# The manual: latex/pith-doc.tex (rendered with pith.sty by `pithtex render`) compiled
+# The manual: latex/pith-doc.tex (rendered with pith.sty by `make render`) compiled
 # beside a fresh pith.sty into $(OUT)/doc/pith-doc.pdf (not in git), where `make ctan`
 # takes it from.
 doc: venv system-packages
-	$(PITHTEX) render --check
+	$(RENDER) --check
 	$(BIN)/python -m pithtex.latex.manual $(OUT)/doc

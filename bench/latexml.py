@@ -35,9 +35,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pithtex.latex.options import CLASS_NAMES  # noqa: E402
 from pithtex.latex.sty import write_beside  # noqa: E402
 
-EXAMPLES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs")
+# The supported classes but those LaTeXML reads raw with expl3 (minutes in expl3-code.tex with
+# or without pith, see tests/latex/test_sty_latexml.py) and beamer (a binding whose title frame
+# errs with or without pith).
+READ_RAW_WITH_EXPL3 = ("cas-dc", "scrartcl")
+EXAMPLES = tuple(c for c in CLASS_NAMES if c not in READ_RAW_WITH_EXPL3 and c != "beamer")
 CHROOT = Path("/var/cache/pithtex-texlive/forky")
 LATEXMLC = ["latexmlc", "--preload=[ids,localrawstyles,nobibtex]latexml.sty", "--timeout=1200",
             "--dest=paper.html"]

@@ -50,6 +50,8 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
+from pithtex.brand import ARXIV_BAND  # pt from the page's left edge: arXiv stamps page 1 there
+
 ROOT = Path(__file__).resolve().parent.parent
 PITHTEX = ROOT / ".venv" / "bin" / "pithtex"
 NUMBER = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
@@ -66,7 +68,6 @@ PROBE = ("\\AddToHook{begindocument/end}{\\typeout{realpapers: textblock "
          "\\makeatletter\\@ifclassloaded{beamer}{\\AddToHookNext{shipout/before}{\\typeout{realpapers: headfoot "
          "\\the\\headheight\\space\\the\\footheight\\space\\the\\paperheight}}}{}\\makeatother\n")
 TEX_TIMEOUT = 300
-ARXIV_BAND = 40.0  # pt from the page's left edge: arXiv stamps page 1 there
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pithtex import webassets  # noqa: E402
 from pithtex.record import parse_document  # noqa: E402
 from pithtex.trust import pinned_keys  # noqa: E402
 from pithtex.verify import verify_document  # noqa: E402
+from pithtex.web import assets as webassets  # noqa: E402
 from tests import browserkit, drivers  # noqa: E402
 
 SEED = ROOT / "examples" / "seed-record.json"

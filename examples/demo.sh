@@ -21,7 +21,8 @@ step "Its verification (hash, number, Ed25519 receipt)"
 
 # --- pith.sty: rendered, put next to an example paper, compiled ---
 step "pith.sty: rendered from its template, put next to a copy of an example paper (pithtex sty), compiled"
-"$PITHTEX" render --check || "$PITHTEX" render
+RENDER=("$(dirname "$PITHTEX")/python" -m pithtex.cli.render)  # `make render`: a developer's command
+"${RENDER[@]}" --check || "${RENDER[@]}"
 rm -rf "$OUT/article" && cp -r examples/article "$OUT/article"
 "$PITHTEX" sty "$OUT/article"
 (cd "$OUT/article" && for pass in 1 2; do pdflatex -interaction=nonstopmode -halt-on-error paper.tex >/dev/null; done)

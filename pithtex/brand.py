@@ -1,7 +1,7 @@
 """The one source of the pith look and its addresses.
 
 pith.sty, the PDF stamp badge and the web badges all draw from these values, so a change
-of colour, label or URL here reaches every output at the next `pithtex render`.
+of colour, label or URL here reaches every output at the next `make render`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,12 @@ XMP_NAMESPACE = "https://pith.science/ns/1.0/"
 XMP_PREFIX = "pith"
 
 LABEL = "pith"
+
+# arXiv stamps its grey identifier into the left margin of page 1 (x = 12-32 pt or so): nothing
+# of pith's may start inside this band, in points from the page's left edge. pith.sty keeps a
+# flush-left badge out of it, the PDF stamp sets its badge clear of it, `check` flags a link
+# in it and the page reader takes the stamp's text from it.
+ARXIV_BAND = 40.0
 
 # The three outcomes of a check, one word each, shown alike by the SVG and PNG badges, the
 # web element, `pithtex verify` and the README; each word goes with the exit code of the
@@ -86,9 +92,14 @@ class Colour(Frozen):
 
 
 class Theme(Frozen):
+    """Every colour of one badge theme, for every output that draws it: the SVG and PNG badge,
+    `<pith-badge>` (its drawing and its detail panel) and the command line's --theme choices
+    all read THEMES below, so a theme is added there and nowhere else."""
+
     # Field order (the order of repr and equality), not sorted.
     __slots__ = ("label_bg", "label_fg", "message_bg", "message_fg",  # noqa: RUF023
-                 "verified_bg", "invalid_bg", "unchecked_bg")
+                 "verified_bg", "invalid_bg", "unchecked_bg", "page_key_bg",
+                 "panel_bg", "panel_fg", "panel_border", "panel_link")
     label_bg: Colour
     label_fg: Colour
     message_bg: Colour
@@ -98,9 +109,18 @@ class Theme(Frozen):
     # contrast (4.5:1 or more; tests/web/test_badge_static.py measures it).
     invalid_bg: Colour
     unchecked_bg: Colour
+    # A record signed by a key the page added (<pith-badge>): never the registry's green.
+    page_key_bg: Colour
+    # <pith-badge>'s detail panel: background, text, border, links (text and links hold WCAG
+    # AA against the background).
+    panel_bg: Colour
+    panel_fg: Colour
+    panel_border: Colour
+    panel_link: Colour
 
     def __init__(self, *, label_bg: Colour, label_fg: Colour, message_bg: Colour, message_fg: Colour,
-                 verified_bg: Colour, invalid_bg: Colour, unchecked_bg: Colour) -> None:
+                 verified_bg: Colour, invalid_bg: Colour, unchecked_bg: Colour, page_key_bg: Colour,
+                 panel_bg: Colour, panel_fg: Colour, panel_border: Colour, panel_link: Colour) -> None:
         for name, value in locals().items():
             if name != "self":
                 object.__setattr__(self, name, value)
@@ -118,6 +138,11 @@ LIGHT = Theme(
     verified_bg=Colour("#2e7d32"),
     invalid_bg=Colour("#c62828"),
     unchecked_bg=Colour("#6e6e6e"),
+    page_key_bg=Colour("#6f42c1"),
+    panel_bg=Colour("#ffffff"),
+    panel_fg=Colour("#1f2328"),
+    panel_border=Colour("#d0d7de"),
+    panel_link=Colour("#0b5cad"),
 )
 DARK = Theme(
     label_bg=Colour("#3a3a3a"),
@@ -127,8 +152,18 @@ DARK = Theme(
     verified_bg=Colour("#3fb950"),
     invalid_bg=Colour("#f85149"),
     unchecked_bg=Colour("#8b949e"),
+    page_key_bg=Colour("#bc8cff"),
+    panel_bg=Colour("#161b22"),
+    panel_fg=Colour("#e6edf3"),
+    panel_border=Colour("#30363d"),
+    panel_link=Colour("#79c0ff"),
 )
+# The badge themes by name (the first is the default). <pith-badge theme="auto"> picks
+# "light" or "dark" by the site's colour scheme; any name here can be asked for by name.
 THEMES = {"light": LIGHT, "dark": DARK}
+
+# The sample number of every example (the manual, the sample badges): the seed record's.
+SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 
 # The ink colour of the printed badge in a paper (text and logo).
 PRINT_COLOUR = LIGHT.message_bg

@@ -1,9 +1,12 @@
-"""The use-cases: what the command line does, as functions a Python user calls the same way.
+"""The Client: what the command line does, as methods a Python user calls the same way, with
+what every verification shares (keys, resolver, offline, time-out, cache) held once.
 
-Each returns a typed result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s
-start-up needs; `dataclasses` would import `inspect` and friends) and raises one of
-`pithtex.errors`' classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these and prints.
-docs/library.md shows them by example.
+Beside it, one subject a room: target.py (what an argument names), stamping.py (plans and
+runs stamps, given a verify function), the worker pool (many files). Each returns a typed
+result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s start-up needs;
+`dataclasses` would import `inspect` and friends) and raises one of `pithtex.errors`'
+classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these
+and prints. docs/library.md shows them by example.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from pathlib import Path
 
 from . import errors
 from .errors import PithError, Refused, Undecidable
+from .number import as_number, as_number_or_none
+from .target import is_pdf, kind_of, pdf_files
 from .value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -24,12 +29,11 @@ if TYPE_CHECKING:
     from .arxiv.identify import Identity
     from .arxiv.ids import ArxivId
     from .number import PithNumber
-    from .pdf.batch import Failure, Task
     from .pdf.facts import Facts
     from .pdf.seen import PageOne
-    from .pdf.stamp import Options, Outcome
     from .pdf.view import PageView
     from .resolver import Fetched, Resolver
+    from .stamping import Stamped, StampPlan
     from .trust import KeyRing
     from .verify import Report
     from .web.badge import BadgeState
@@ -45,13 +49,6 @@ def keyring(keys_file: str | Path | None = None) -> KeyRing:
     if keys_file is None:
         return keys
     return keys.extended(load_keys(keys_file), source=str(keys_file))
-
-
-def open_resolver(base_url: str | None = None, *, offline: bool = False, keys: KeyRing | None = None) -> Resolver:
-    """The resolver (default $PITH_BASE_URL or https://pith.science); offline: the cache only."""
-    from .resolver import Resolver
-
-    return Resolver(base_url, offline=offline, keys=keys)
 
 
 # -- the client -----------------------------------------------------------------------------
@@ -90,6 +87,18 @@ class Verification(NamedTuple):
                  if what and report.checks.get(name) is not None and report.checks[name].status == "pass"]
         return said + (f"; this PDF shows {' and '.join(shown)}" if shown else "")
 
+    def save(self, path: str | Path) -> bool:
+        """Write the record, as verified, for a web page to serve (<pith-badge src=...>);
+        nothing unless it verified. True when written."""
+        import json
+
+        from .files import write_atomic
+
+        if not self.verified:
+            return False
+        write_atomic(path, json.dumps(self.document, ensure_ascii=False, indent=1) + "\n")
+        return True
+
     def as_dict(self) -> dict[str, Any]:
         """The `pithtex verify --json` report."""
         out = self.report.as_dict()
@@ -115,15 +124,6 @@ class FileVerdict(NamedTuple):
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.file, "arxiv": self.arxiv, "number": self.number and self.number.body,
                 "state": self.state, "exit_code": self.exit_code, "detail": self.detail}
-
-
-# The worst of many verdicts decides a batch's exit code: a forgery outranks unusable input,
-# which outranks what cannot be decided; a bug outranks them all.
-SEVERITY = (errors.OK, errors.UNDECIDED, errors.BAD_INPUT, errors.FAILED, errors.BUG)
-
-
-def worst(codes: Iterable[int]) -> int:
-    return max(codes, key=lambda code: SEVERITY.index(code) if code in SEVERITY else len(SEVERITY), default=errors.OK)
 
 
 class _Once:
@@ -203,7 +203,7 @@ class Client:
         from .record import load_document
 
         document = load_document(path)
-        report = verifying.verify_document(document, self.keys, title=title, expect=_expect(expect))
+        report = verifying.verify_document(document, self.keys, title=title, expect=as_number_or_none(expect))
         return Verification(report, document, str(path))
 
     def verify_number(self, number: PithNumber | str, *, title: str | None = None,
@@ -211,11 +211,11 @@ class Client:
         """A Pith Number's record, fetched from the resolver (or its cache) and checked like a file."""
         from . import verify as verifying
 
-        number, once = _number(number), _Once(self.keys, title)
-        wanted = _expect(expect)
+        number, once = as_number(number), _Once(self.keys, title)
+        wanted = as_number_or_none(expect)
         if wanted is not None and wanted.body != number.body:
             raise PithError(f"{source or number.body} is {number.body}, but the number expected is {wanted.body}")
-        fetched = self._fetch(number, once)
+        fetched = self.resolver.fetch_record(number, once.holds)
         report = once.report(number, fetched.document)
         report.checks = {"fetch": verifying.Check("pass", fetched.detail), **report.checks}
         return Verification(report, fetched.document, fetched.url)
@@ -229,7 +229,7 @@ class Client:
         asked = ArxivId.parse(arxiv) if isinstance(arxiv, str) else arxiv
         once = _Once(self.keys, title)
         number, fetched, report = self._resolve(asked, once)
-        wanted = _expect(expect)
+        wanted = as_number_or_none(expect)
         resolve = verifying.Check("pass", f"the resolver names {number.body} for {asked.prefixed}")
         if wanted and wanted.body != number.body:
             resolve = verifying.Check("fail", f"the resolver names {number.body} for {asked.prefixed}, "
@@ -251,7 +251,7 @@ class Client:
             view = _read_pdf(path, password)
         facts, shown = view.facts, view.shown
         shows = identify_page(facts, view.page)
-        carried, wanted, once = _carried(facts, path), _expect(expect), _Once(self.keys, title)
+        carried, wanted, once = _carried(facts, path), as_number_or_none(expect), _Once(self.keys, title)
         if wanted is not None and carried is not None and wanted.body != carried.body:
             raise PithError(f"{path} is {carried.body}, but the number expected is {wanted.body}")
         resolved = None
@@ -265,20 +265,12 @@ class Client:
                 raise Undecidable(f"{path}: cannot tell which record this PDF is: it carries no Pith Number "
                                   "(no /PithNumber, XMP or pith link) and shows no arXiv stamp, arXiv link or "
                                   "arXiv DOI of its own (a journal's or conference's copy has none)")
-            try:
-                fetched = self._fetch(carried, once)
-            except PithError as exc:
-                exc.carried = carried  # type: ignore[attr-defined]  # the number it names, for a batch's line
-                raise
+            fetched = self.resolver.fetch_record(carried, once.holds)
             document, source = fetched.document, f"{path} via {fetched.url}"
             report = once.report(carried, document)
             report.checks = {"fetch": verifying.Check("pass", fetched.detail), **report.checks}
         else:
-            try:
-                resolved, fetched, report = self._resolve(shows.arxiv, once, wanted)
-            except PithError as exc:
-                exc.shows = shows  # type: ignore[attr-defined]  # what the PDF said it was, for a batch's line
-                raise
+            resolved, fetched, report = self._resolve(shows.arxiv, once, wanted)
             document, source = fetched.document, f"{path} via {fetched.url}"
         if shows is not None:
             _after_expected(report, "arxiv", shows_check(canonical_of_or_empty(document), shows))
@@ -307,18 +299,38 @@ class Client:
         try:
             checked = self.verify_pdf(path, password=password)
         except PithError as exc:
+            from .resolver import ResolverError
+
             word = STATE_OF_EXIT.get(exc.exit_code, "error") if exc.exit_code != errors.BAD_INPUT else "error"
-            shows = getattr(exc, "shows", None)
-            return FileVerdict(str(path), shows and str(shows.arxiv), getattr(exc, "carried", None), word,
-                               exc.exit_code, f"{word}: {exc}")
+            failed = exc if isinstance(exc, ResolverError) else None  # it names the paper it was fetching
+            return FileVerdict(str(path), str(failed.arxiv) if failed and failed.arxiv else None,
+                               failed.number if failed else None, word, exc.exit_code, f"{word}: {exc}")
         arxiv = checked.arxiv or _source_id(checked.document)
         return FileVerdict(str(path), arxiv and str(arxiv), checked.report.number,
                            STATE_OF_EXIT[checked.exit_code], checked.exit_code, checked.summary)
 
     # -- stamp and badge --------------------------------------------------------------------------
+    def plan_stamp(self, pdfs: Sequence[str | Path], **options: Any) -> StampPlan:
+        """`stamping.plan_stamp` (its keywords), a PDF stamped by name only identified by what it
+        shows and its record verified by this client: stamped only when it verified."""
+        from .stamping import plan_stamp
+
+        return plan_stamp(pdfs, verify=self._verify_shown, **options)
+
     def stamp(self, plan: StampPlan, progress: bool = False) -> Stamped:
-        """Run a plan (`plan_stamp(..., client=self)` made it): see `stamp`."""
+        """Run a plan: one file here (its failure raised), several on `plan.jobs` workers."""
+        from .stamping import stamp
+
         return stamp(plan, progress)
+
+    def _verify_shown(self, path: Path, password: bytes | None, view: PageView | None = None) -> Verification | None:
+        """A PDF verified by the arXiv paper it shows; None when it shows none of its own.
+        `view`: the PDF as already read (pdf/view.py), not read again."""
+        if view is None:
+            view = _read_pdf(path, password)
+        if identify_page(view.facts, view.page) is None:
+            return None
+        return self.verify_pdf(path, password=password, view=view)
 
     def badge(self, target: str | Path | PithNumber | ArxivId, *, record: str | Path | None = None) -> Badge:
         """The badge of what `target` names, its state from one verification: a PDF's (its
@@ -334,7 +346,7 @@ class Client:
             checked = self.verify(target)
             number = checked.resolved or checked.report.number
             return Badge(number, state_of(checked.report, number))
-        number = _number(str(target) if isinstance(target, Path) else target)
+        number = as_number(str(target) if isinstance(target, Path) else target)
         try:
             checked = self.verify_record(record, expect=number) if record is not None else self.verify_number(number)
         except PithError as exc:
@@ -343,13 +355,11 @@ class Client:
             return Badge(number, BadgeState(brand.UNCHECKED, str(exc)))
         return Badge(number, state_of(checked.report, number))
 
-    # -- the resolver ----------------------------------------------------------------------------
-    def _fetch(self, number: PithNumber, once: _Once) -> Fetched:
-        try:
-            return self.resolver.fetch_record(number, once.holds)
-        except PithError as exc:
-            raise _fetching("fetch", number, exc) from None
+    def inspect(self, path: str | Path, password: bytes | None = None, *, locked_ok: bool = False) -> Facts:
+        """Everything pith in a PDF: see `inspect` (nothing of it needs the keys or the resolver)."""
+        return inspect(path, password, locked_ok=locked_ok)
 
+    # -- the resolver ----------------------------------------------------------------------------
     def _resolve(self, asked: ArxivId, once: _Once, wanted: PithNumber | None = None
                  ) -> tuple[PithNumber, Fetched, Report]:
         """The number the resolver names for `asked` and its record, verified once; the answer is
@@ -357,10 +367,7 @@ class Client:
         from . import verify as verifying
         from .arxiv.ids import source_problem
 
-        try:
-            number, fetched = self.resolver.fetch_arxiv(asked, once.holds)
-        except PithError as exc:
-            raise _fetching("resolve", None, exc) from None
+        number, fetched = self.resolver.fetch_arxiv(asked, once.holds)
         report = once.report(number, fetched.document)
         report.checks = {"fetch": verifying.Check("pass", fetched.detail), **report.checks}
         record = canonical_of_or_empty(fetched.document)
@@ -370,85 +377,6 @@ class Client:
         if report.verified:
             self.resolver.remember_arxiv(asked, number, fetched)
         return number, fetched, report
-
-
-# -- what a target is, and what a PDF shows ------------------------------------------------------
-def kind_of(target: str | Path) -> str:
-    """What a user's argument names: "pdf", "folder", "record" (a file), "arxiv" or "number".
-    An existing file is a PDF when it starts like one or is named .pdf; a saved web page named
-    .pdf is refused here, in one sentence."""
-    from .arxiv.ids import looks_like
-
-    text, path = str(target), Path(target)
-    if text.strip().lower().startswith("arxiv:") or (not path.exists() and looks_like(text)):
-        return "arxiv"
-    if path.is_dir():
-        return "folder"
-    if path.exists():
-        return "pdf" if _is_pdf(path) else "record"
-    if path.suffix.lower() in (".pdf", ".json") or "/" in text or "." in text:
-        return "pdf" if path.suffix.lower() == ".pdf" else "record"
-    return "number"
-
-
-def _is_pdf(path: Path) -> bool:
-    """Whether the file starts like a PDF (or is named .pdf), its first KiB read once for the
-    file asked last: the command line, the client and the reader of the PDF each ask in turn."""
-    import os
-
-    try:
-        status = os.stat(path)
-    except OSError:
-        return _header_says_pdf(path)
-    seen = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
-    if not _LAST_HEADER or _LAST_HEADER[0] != seen:
-        try:
-            answer: bool | errors.InputError = _header_says_pdf(path)
-        except errors.InputError as exc:
-            answer = exc
-        _LAST_HEADER[:] = [seen, answer]  # one file's: a folder of 600 holds no more than one of 60
-    last = _LAST_HEADER[1]
-    if isinstance(last, errors.InputError):
-        raise errors.InputError(str(last))
-    return bool(last)
-
-
-_LAST_HEADER: list[object] = []
-
-
-def _header_says_pdf(path: Path) -> bool:
-    from .errors import InputError
-    from .files import open_input
-    from .pdf.reader import html_problem
-
-    try:
-        with open_input(path) as handle:  # a FIFO is not waited on: load_document refuses it
-            head = handle.read(1024)
-    except (OSError, InputError):
-        return path.suffix.lower() == ".pdf"
-    problem = html_problem(head)
-    if problem is not None and path.suffix.lower() == ".pdf":
-        raise errors.InputError(f"{path}: {problem}")
-    return head.lstrip().startswith(b"%PDF-") or path.suffix.lower() == ".pdf"
-
-
-def pdf_files(targets: Iterable[str | Path]) -> Iterator[Path]:
-    """Each target that is a file, and the PDFs (by name, .pdf in any case) in each folder's
-    tree, in name order; a folder is listed one level at a time, so memory stays bounded."""
-    import os
-
-    for target in targets:
-        path = Path(target)
-        if not path.is_dir():
-            yield path
-            continue
-        stack = [path]
-        while stack:
-            folder = stack.pop()
-            with os.scandir(folder) as entries:
-                names = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries)
-            stack.extend(folder / name for name, is_dir in reversed(names) if is_dir)
-            yield from (folder / name for name, is_dir in names if not is_dir and name.lower().endswith(".pdf"))
 
 
 # -- many files in worker processes --------------------------------------------------------------
@@ -532,7 +460,7 @@ def _read_pdf(path: Path, password: bytes | None) -> PageView:
     from .pdf.facts import refuse_locked
     from .pdf.view import read_view
 
-    _is_pdf(path)
+    is_pdf(path)
     view = read_view(path, password)
     refuse_locked(view.facts, path)
     return view
@@ -604,77 +532,6 @@ def _after_expected(report: Report, name: str, check: verifying.Check) -> None:
     report.checks = {**dict(list(checks.items())[:at]), name: check, **dict(list(checks.items())[at:])}
 
 
-def _fetching(step: str, number: PithNumber | None, exc: PithError) -> PithError:
-    """Mark a resolver failure with the step it stopped (the --json report names it)."""
-    exc.failed_step = (step, number)  # type: ignore[attr-defined]
-    return exc
-
-
-def _expect(number: PithNumber | str | None) -> PithNumber | None:
-    return None if number is None else _number(number)
-
-
-def _number(number: PithNumber | str) -> PithNumber:
-    from .number import PithNumber
-
-    return PithNumber.parse(number) if isinstance(number, str) else number
-
-
-def failed_report(exc: PithError) -> dict[str, Any] | None:
-    """The JSON report when no record could be had (a resolver failure `_fetching` marked):
-    the keys of a report, nothing verified, plus the "error" and "exit_code" every JSON error
-    carries; None for any other failure."""
-    step = getattr(exc, "failed_step", None)
-    if step is None:
-        return None
-    name, number = step
-    return {
-        "verified": False, "state": "unchecked", "number": number and number.body,
-        "long": number and number.long, "short": number and number.short, "url": number and number.url,
-        "canonical_sha256": None, "key_id": None, "checks": {name: "unknown"}, "details": {name: str(exc)},
-        "error": str(exc), "exit_code": exc.exit_code,
-    }
-
-
-def save_record(checked: Verification, path: str | Path) -> bool:
-    """Write the record, as verified, for a web page to serve (<pith-badge src=...>); nothing
-    unless it verified. True when written."""
-    import json
-
-    from .files import write_atomic
-
-    if not checked.verified:
-        return False
-    write_atomic(path, json.dumps(checked.document, ensure_ascii=False, indent=1) + "\n")
-    return True
-
-
-# -- the same, as functions (a Client made for the one call) -------------------------------------
-def verify_record(path: str | Path, keys: KeyRing | None = None, *, title: str | None = None,
-                  expect: PithNumber | str | None = None) -> Verification:
-    return Client(keys).verify_record(path, title=title, expect=expect)
-
-
-def verify_number(number: PithNumber | str, keys: KeyRing | None = None, *, base_url: str | None = None,
-                  offline: bool = False, title: str | None = None, expect: PithNumber | str | None = None,
-                  source: str | None = None) -> Verification:
-    return Client(keys, base_url=base_url, offline=offline).verify_number(number, title=title, expect=expect,
-                                                                          source=source)
-
-
-def verify_arxiv(arxiv: ArxivId | str, keys: KeyRing | None = None, *, base_url: str | None = None,
-                 offline: bool = False, title: str | None = None,
-                 expect: PithNumber | str | None = None) -> Verification:
-    return Client(keys, base_url=base_url, offline=offline).verify_arxiv(arxiv, title=title, expect=expect)
-
-
-def verify_pdf(path: str | Path, keys: KeyRing | None = None, *, record: str | Path | None = None,
-               base_url: str | None = None, offline: bool = False, title: str | None = None,
-               expect: PithNumber | str | None = None, password: bytes | None = None) -> Verification:
-    return Client(keys, base_url=base_url, offline=offline).verify_pdf(path, record=record, title=title,
-                                                                       expect=expect, password=password)
-
-
 def pdf_number(path: str | Path, password: bytes | None = None) -> PithNumber:
     """The one Pith Number a PDF carries; Refused when it is locked or its sources disagree,
     Undecidable when it carries none."""
@@ -713,6 +570,13 @@ class Badge(NamedTuple):
     def exit_code(self) -> int:
         return self.state.exit_code
 
+    @staticmethod
+    def plain(number: PithNumber | str) -> Badge:
+        """A badge with nothing checked: no state word."""
+        from .web.badge import BadgeState
+
+        return Badge(as_number(number), BadgeState())
+
 
 def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: KeyRing | None = None) -> BadgeState:
     """Verify `document` (when given) for `number`; 'verified' needs a passing report for this number."""
@@ -725,216 +589,14 @@ def badge_state(number: PithNumber, document: dict[str, Any] | None, keys: KeyRi
 
 
 def state_of(report: Report, number: PithNumber) -> BadgeState:
-    """The badge's state word for a report: 'verified' only when it passed for this number."""
+    """The badge's state word for a report: 'verified' only when it passed for this number (a
+    record of another number that verified is this number's forgery: invalid)."""
     from . import brand
     from .web.badge import BadgeState, state_of_report
 
-    if report.verified and report.number.body == number.body:
-        return BadgeState(brand.VERIFIED, f"hash and signature by {report.key_id} checked", report.key_id,
-                          report.signer)
+    if report.verified and report.number.body != number.body:
+        return BadgeState(brand.INVALID, f"the record is {report.number.body}, not {number.body}", report.key_id)
     return state_of_report(report)
-
-
-def make_badge(number: PithNumber | str, *, record: str | Path | None = None, fetch: bool = False,
-               base_url: str | None = None, offline: bool = False, keys: KeyRing | None = None) -> Badge:
-    """A badge for `number`, its state checked from `record` or (fetch=True) the resolver's record.
-    A record that cannot be had makes the badge 'unchecked' (a missing record file is an error)."""
-    from .web.badge import BadgeState
-
-    if record is None and not fetch:
-        return Badge(_number(number), BadgeState())
-    return Client(keys, base_url=base_url, offline=offline).badge(number, record=record)
-
-
-def badge_arxiv(arxiv: ArxivId | str, *, base_url: str | None = None, offline: bool = False,
-                keys: KeyRing | None = None) -> Badge:
-    """The badge of an arXiv paper: its number from the resolver, checked like `verify_arxiv`."""
-    from .arxiv.ids import ArxivId
-
-    asked = ArxivId.parse(arxiv) if isinstance(arxiv, str) else arxiv
-    return Client(keys, base_url=base_url, offline=offline).badge(asked)
-
-
-# -- stamp ----------------------------------------------------------------------------------
-class StampPlan(NamedTuple):
-    """What a stamp will do: one task per file (its output checked), and warnings to show."""
-
-    tasks: list[Task]
-    warnings: list[str]
-    jobs: int = 1  # files stamped at a time
-
-
-class Stamped(NamedTuple):
-    """A stamp's outcome: each file done (an `Outcome`: source, output, status, number,
-    changed, warnings), each failed (a `Failure`: file, message, exit code), and the exit code
-    of the whole."""
-
-    done: list[Outcome]
-    failed: list[Failure]
-
-    @property
-    def exit_code(self) -> int:
-        return worst(failure.exit_code for failure in self.failed)
-
-
-def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = None,
-               record: str | Path | None = None, output: str | Path | None = None, in_place: bool = False,
-               badge: bool = False, attach_record: bool = False, force: bool = False,
-               password: bytes | None = None, revert: bool = False, jobs: int = 1,
-               client: Client | None = None) -> StampPlan:
-    """Check a stamp's arguments and files before anything is written; the record file is
-    read once, and the bytes hashed are the bytes attached. With neither `number` nor
-    `record`, a PDF that carries no number is identified (arXiv's stamp, its own arXiv link or
-    DOI) and its record resolved and verified by `client`: stamped only when it verified."""
-    from .files import names_folder
-    from .pdf.batch import Task
-
-    if attach_record and record is None:
-        raise PithError("attaching the record needs the record file")
-    if revert and (number or record or badge or attach_record):
-        raise PithError("a revert takes no number, record, badge or attachment")
-    if jobs < 1:
-        raise PithError(f"{jobs} files at a time: give 1 or more")
-    sources = [Path(p) for p in pdfs]
-    opts, document = _options(number, record, badge, attach_record, force, password)
-    warnings = _refuse_other_papers(sources, document, record, force, password) if document and not revert else []
-    outdir = None
-    if output and (len(sources) > 1 or names_folder(output)):  # `-o stamped/` as well for one input
-        outdir = Path(output)
-        if not outdir.is_dir():
-            raise PithError(f"{output}: " + ("with several inputs, the output must be an existing folder"
-                                            if len(sources) > 1 else "no such folder (pithtex creates no folders)"))
-    tasks = [Task(src, _target(src, output, in_place, outdir), opts, revert) for src in sources]
-    if number is None and record is None and not revert:
-        tasks = [_by_name(task, client or Client()) for task in tasks]
-    _refuse_collisions(tasks, [str(p) for p in pdfs])
-    return StampPlan(tasks, warnings, jobs)
-
-
-def _by_name(task: Task, client: Client) -> Task:
-    """A PDF stamped by name only: one that carries its number keeps it (the stamp completes
-    what is missing); else its arXiv identity's record, which must verify, PDF and all."""
-    from .pdf.view import read_view
-
-    view = read_view(task.source, task.options.password)  # read once: verify_pdf below reads this view
-    facts = view.facts
-    if facts.locked or facts.number is not None:
-        return task
-    if identify_page(facts, view.page) is None:
-        return task  # nothing names its number: the stamp says so, as for any PDF
-    checked = client.verify_pdf(task.source, password=task.options.password, view=view)
-    if not checked.verified:
-        raise Refused(f"{task.source}: not stamped: its record does not verify ({checked.summary})")
-    return task._replace(options=task.options._replace(number=checked.report.number))
-
-
-def stamp(plan: StampPlan, progress: bool = False) -> Stamped:
-    """Run a plan: one file here (its failure raised), several on `plan.jobs` workers (each
-    file's failure its own, in `failed`)."""
-    from .pdf.batch import run_batch, run_one
-
-    if len(plan.tasks) == 1:
-        return Stamped([run_one(plan.tasks[0])], [])
-    done, failed = run_batch(plan.tasks, plan.jobs, progress=progress)
-    return Stamped(done, failed)
-
-
-def _options(number: PithNumber | str | None, record: str | Path | None, badge: bool, attach: bool, force: bool,
-             password: bytes | None) -> tuple[Options, dict[str, Any] | None]:
-    from .pdf.stamp import Options
-
-    if record is None:  # no record: json, hashlib and the record rules stay unloaded
-        return Options(_expect(number), None, badge, attach, force, password), None
-    from .record import canonical_of, number_of, read_document
-
-    document, data = read_document(record)
-    held = number_of(canonical_of(document))
-    if number:
-        _same_number(_number(number), held, str(record))
-    return Options(held, data if attach else None, badge, attach, force, password), document
-
-
-def _same_number(given: PithNumber, number: PithNumber, record: str) -> None:
-    """--number beside --record must be the record's number, and a long form its year."""
-    if given.body != number.body:
-        raise Refused(f"the number given, {given.body}, is not the number of {record} ({number.body})")
-    if given.year is not None and given.year != number.year:
-        held = f"submitted_at is in {number.year}" if number.year is not None else "it has no submitted_at year"
-        raise Refused(f"the number given, {given.long}, names year {given.year}, but {record}'s {held}")
-
-
-def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: str | Path | None, force: bool,
-                         password: bytes | None) -> list[str]:
-    """With a record, a PDF whose page 1 does not show the record's (authenticated) title is
-    another paper, or cannot be told apart from one: refused, or with force stamped and said so.
-    Files stamp cannot open are left to stamp's own error."""
-    from .errors import UnreadablePdf
-    from .pdf.view import read_view
-    from .verify import PASS, check_paper
-
-    warnings = []
-    for src in sources:
-        try:
-            facts, shown = read_view(src, password, pages=1)
-        except UnreadablePdf:
-            continue
-        if facts.encryption is not None and not facts.encryption.opened:
-            continue
-        check = check_paper(document, shown)
-        if check.status == PASS:
-            continue
-        if not force:
-            raise Refused(f"{src}: not stamped with {record}: {check.detail}", remedy=("force", "stamp it anyway"))
-        warnings.append(f"{src}: stamped anyway (--force): {check.detail}")
-    return warnings
-
-
-def _target(src: Path, output: str | Path | None, in_place: bool, outdir: Path | None) -> Path:
-    """Where `src` goes, checked by the one output rule (regular files only, a symlink is
-    followed to its target, the folder must exist) before anything is read or written."""
-    from .files import output_path
-    from .pdf.stamp import default_output
-
-    if in_place:
-        return output_path(src)
-    if outdir is not None:
-        return output_path(outdir / src.name)
-    if output:
-        return output_path(Path(output))
-    return output_path(default_output(src))
-
-
-def _refuse_collisions(tasks: list[Task], typed: list[str]) -> None:
-    """Two inputs written to one file, or one input's output overwriting another input, would
-    silently lose a result: refuse the whole batch before writing anything. Files are told
-    apart by inode, so two hard links (or a symlink) to one file are one file; each is named
-    as `typed` (`./a/r.pdf`, which Path() would show as `a/r.pdf`)."""
-    if len(tasks) < 2:
-        return
-    by_target: dict[object, str] = {}
-    for task, name in zip(tasks, typed, strict=True):
-        key = _identity(task.output)
-        if key in by_target:
-            raise PithError(f"{by_target[key]} and {name} would both be written to {task.output}; "
-                            "stamp them in separate runs (or into different folders)")
-        by_target[key] = name
-    inputs = {_identity(t.source): (t.source, name) for t, name in zip(tasks, typed, strict=True)}
-    for task, name in zip(tasks, typed, strict=True):
-        other = inputs.get(_identity(task.output))
-        if other is not None and other[0] != task.source:
-            raise PithError(f"the output of {name} would replace {other[1]}, another input; "
-                            "stamp them in separate runs")
-
-
-def _identity(path: Path) -> object:
-    """(device, inode) of an existing file, else its resolved path (a file yet to be made)."""
-    import os
-
-    try:
-        info = os.stat(path)
-    except OSError:
-        return os.path.normcase(os.path.realpath(path))
-    return (info.st_dev, info.st_ino)
 
 
 # -- check and bundle a paper ------------------------------------------------------------------

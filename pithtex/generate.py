@@ -1,7 +1,8 @@
 """The project's generated files, rendered from one source of truth each: latex/pith.sty and
 its manual (pithtex/latex/render.py), docs/arxiv-rules.md (pithtex/arxiv/catalogue.py) and the
-npm package of <pith-badge> in web/ (pithtex/web/assets.py). `pithtex render` writes them into
-a checkout; `pithtex render --check` (a test) says which committed copy is stale.
+npm package of <pith-badge> in web/ (pithtex/web/assets.py). `make render` (python -m
+pithtex.cli.render, a developer's command) writes them into a checkout; its `--check` (a
+test) says which committed copy is stale.
 """
 
 from __future__ import annotations

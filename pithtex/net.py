@@ -77,9 +77,8 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
     with _Watchdog(deadline) as dog, _session(user_agent) as session:
         try:
             answer = _follow(session, hops, headers, deadline, max_bytes)
-        except NetError as exc:
-            exc.url = exc.url or hops[-1]
-            raise
+        except NetError as exc:  # a step deep in the exchange may not know its URL: made whole here
+            raise type(exc)(str(exc), retry=exc.retry, url=exc.url or hops[-1]) from None
         except requests.exceptions.RequestException as exc:
             if dog.fired or time.monotonic() >= deadline:
                 raise DeadlineExceeded("too slow", url=hops[-1]) from None

@@ -149,6 +149,16 @@ class PithAlias(Frozen):
         return number.body.startswith(self.prefix)
 
 
+def as_number(value: PithNumber | str) -> PithNumber:
+    """A Pith Number given as a value or as text (then parsed: InvalidNumber if it is none)."""
+    return PithNumber.parse(value) if isinstance(value, str) else value
+
+
+def as_number_or_none(value: PithNumber | str | None) -> PithNumber | None:
+    """`as_number`, for an optional argument (an expected number, a stamp's --number)."""
+    return None if value is None else as_number(value)
+
+
 def body_of_sha256(raw: bytes) -> str:
     """First 26 base32 characters of the whole 32-byte digest (not of its first 16 bytes)."""
     import base64  # here, not at the top: a stamp or a parse never needs it

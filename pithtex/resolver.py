@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import brand, net
 from .arxiv.ids import ArxivId
-from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, ResolverError
+from .errors import InputError, InvalidNumber, OutputError, PithError, RecordError, Undecidable
 from .files import read_input, stale_temporaries, write_atomic
 from .limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS, env_seconds
 from .number import PithNumber
@@ -53,7 +53,34 @@ TIMEOUT = NETWORK_SECONDS  # seconds for one whole fetch (the element's too); PI
 MAX_TIMEOUT = 3600.0  # a longer PITH_TIMEOUT is cut to this (a deadline must stay a deadline)
 RETRIES = 2
 BACKOFF = 0.5  # seconds before the first retry; doubled for the next
-USER_AGENT = f"pithtex/{brand.VERSION} (+https://pith.science)"
+USER_AGENT = f"pithtex/{brand.VERSION} (+{brand.BASE_URL})"
+
+
+class ResolverError(Undecidable):
+    """The resolver could not give an answer that can be checked (exit code 3). `step` is the
+    step of a verification it stopped ("fetch" a number's record, "resolve" an arXiv id), with
+    the `number` fetched or the `arxiv` id resolved: a report names the step, a batch's line the
+    paper."""
+
+    def __init__(self, *args: object, remedy: tuple[str, str] | None = None, step: str | None = None,
+                 number: PithNumber | None = None, arxiv: ArxivId | None = None) -> None:
+        super().__init__(*args, remedy=remedy)
+        self.step, self.number, self.arxiv = step, number, arxiv
+
+    def _fields(self) -> dict[str, Any]:
+        return {**super()._fields(), "step": self.step, "number": self.number, "arxiv": self.arxiv}
+
+    def as_report(self) -> dict[str, Any]:
+        """`pithtex verify --json`'s report when no record could be had: a report's keys (see
+        verify.Report.as_dict), nothing verified, the step that failed "unknown", plus the
+        "error" and "exit_code" every JSON error carries."""
+        step, number = self.step or "fetch", self.number
+        return {
+            "verified": False, "state": "unchecked", "number": number and number.body,
+            "long": number and number.long, "short": number and number.short, "url": number and number.url,
+            "canonical_sha256": None, "key_id": None, "checks": {step: "unknown"}, "details": {step: str(self)},
+            "error": str(self), "exit_code": self.exit_code,
+        }
 
 
 @dataclass(frozen=True)
@@ -147,7 +174,14 @@ class Resolver:
 
     def fetch_record(self, number: PithNumber, holds: Holds | None = None) -> Fetched:
         """The record for `number` (unverified!), from the network, a 304 or the cache; `holds`
-        decides what the cache keeps and reads (default: `verify_document` here)."""
+        decides what the cache keeps and reads (default: `verify_document` here). A failure is
+        a ResolverError of the step "fetch", naming `number`."""
+        try:
+            return self._record(number, holds)
+        except ResolverError as exc:  # said by the step that failed, made whole for the caller
+            raise ResolverError(*exc.args, step="fetch", number=number) from None
+
+    def _record(self, number: PithNumber, holds: Holds | None) -> Fetched:
         url = self.record_url(number)
         holds = holds or self._verifies
         cached = self._cache_read(number, holds)
@@ -199,15 +233,22 @@ class Resolver:
         """The number the resolver names for an arXiv id, and a record for it (both unverified):
         the record in the resolver's answer when it has one, else `fetch_record(number)`.
         The caller verifies that the record hashes to the number and names the paper.
-        Offline, the number comes from what `remember_arxiv` kept of an earlier answer."""
+        Offline, the number comes from what `remember_arxiv` kept of an earlier answer. A
+        failure is a ResolverError of the step "resolve", naming `arxiv_id`."""
         if isinstance(arxiv_id, str):
             arxiv_id = ArxivId.parse(arxiv_id)
+        try:
+            return self._arxiv(arxiv_id, holds)
+        except ResolverError as exc:  # said by the step that failed, made whole for the caller
+            raise ResolverError(*exc.args, step="resolve", arxiv=arxiv_id) from None
+
+    def _arxiv(self, arxiv_id: ArxivId, holds: Holds | None) -> tuple[PithNumber, Fetched]:
         if self.offline:
-            return self._remembered(arxiv_id), self.fetch_record(self._remembered(arxiv_id), holds)
+            return self._remembered(arxiv_id), self._record(self._remembered(arxiv_id), holds)
         number, answer, url = self._ask_arxiv(arxiv_id)
         if isinstance(answer.get("canonical_record"), dict):
             return number, Fetched(answer, url, "network")
-        return number, self.fetch_record(number, holds)
+        return number, self._record(number, holds)
 
     def remember_arxiv(self, arxiv_id: ArxivId, number: PithNumber, fetched: Fetched) -> None:
         """Keep, for working offline, that `arxiv_id` is `number` and its record: only once the

@@ -72,13 +72,22 @@ def seed() -> dict:
 
 
 def pithtex_cli(*args: str, env: dict | None = None, timeout: float = 120, cwd: Path | None = None,
-                input: str | None = None) -> subprocess.CompletedProcess:
-    """Run the real command line in a subprocess, as a user would."""
+                input: str | None = None, program: list[str] | None = None) -> subprocess.CompletedProcess:
+    """Run the real command line in a subprocess, as a user would (`program`: another entry
+    point, e.g. RENDER, the developer's)."""
     exe = shutil.which("pithtex", path=str(Path(sys.executable).parent)) or "pithtex"
     return subprocess.run(
-        [exe, *args], capture_output=True, text=True, timeout=timeout,
+        [*(program or [exe]), *args], capture_output=True, text=True, timeout=timeout,
         env={**os.environ, **(env or {})}, cwd=cwd or ROOT, input=input,
     )
+
+
+# `make render`: a pithtex developer's command, which `pithtex --help` does not list.
+RENDER = [sys.executable, "-m", "pithtex.cli.render"]
+
+
+def render_cli(*args: str, **kw) -> subprocess.CompletedProcess:
+    return pithtex_cli(*args, program=RENDER, **kw)
 
 
 def example_paper(cls: str, dest: Path) -> Path:

@@ -70,14 +70,14 @@ def hook_dir(tmp: Path) -> Path:
 
 
 def run(tmp: Path, *args: str, fault: str = "", at: int = 0, path: str = "", cwd: Path | None = None,
-        env: dict | None = None):
+        env: dict | None = None, program: list[str] | None = None):
     """`pithtex ARGS` with one fault at the `at`-th boundary on `path` (none when `at` is 0)."""
     log = tmp / "faultlog"
     log.unlink(missing_ok=True)
     path_var = os.pathsep.join(filter(None, [str(hook_dir(tmp)), os.environ.get("PYTHONPATH")]))
     proc = pithtex_cli(*args, cwd=cwd, env={"PYTHONPATH": path_var, "PITHTEX_FAULT": fault,
                                             "PITHTEX_FAULT_AT": str(at), "PITHTEX_FAULT_PATH": path,
-                                            "PITHTEX_FAULT_LOG": str(log), **(env or {})})
+                                            "PITHTEX_FAULT_LOG": str(log), **(env or {})}, program=program)
     proc.boundaries = log.read_text().split(",") if log.exists() and log.read_text() else []
     return proc
 

@@ -16,10 +16,11 @@ import pytest
 from pithtex import brand, limits
 from pithtex.arxiv import ENGINES, ROUTES
 from pithtex.cli import build_parser
-from pithtex.latex.render import logo_path
+from pithtex.latex import options
+from pithtex.latex.render import logo_path, render_doc, render_sty
 from pithtex.number import BASE32_ALPHABET, PithNumber
 from pithtex.pdf import badge as pdf_badge
-from pithtex.pdf import xmp
+from pithtex.pdf import seen, xmp
 
 from .conftest import ROOT, pithtex_cli
 from .pdfkit import Writer
@@ -135,3 +136,124 @@ def test_the_web_element_takes_its_response_limit_from_limits():
     assert "const MAX_BYTES = C.limits.bytes;" in script
     assert f'"bytes": {limits.MAX_RESPONSE_BYTES}' in script or f'"bytes":{limits.MAX_RESPONSE_BYTES}' in script
     assert Path(ROOT / "pithtex" / "resolver.py").read_text().count("MAX_RESPONSE_BYTES") >= 1
+
+
+def _code_strings() -> list[tuple[str, int, str]]:
+    """Every string literal of the package's code, docstrings left out (prose may name a fact)."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(node.body[0].value) for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+        out += [(path.relative_to(ROOT).as_posix(), node.lineno, node.value) for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and type(node.value) is str and id(node) not in docs]
+    return out
+
+
+def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
+    """brand.THEMES is the one home of the badge themes: a theme added there (only) is drawn
+    as SVG and PNG, offered by `pithtex badge --theme`, carried into <pith-badge>'s colours and
+    panel stylesheet (which takes any theme of its table by name) and named in its README."""
+    from pithtex.web import assets, badge
+
+    colours = {name: getattr(brand.LIGHT, name) for name in brand.Theme.__slots__}
+    contrast = brand.Theme(**{**colours, "message_bg": brand.Colour("#123456"), "panel_bg": brand.Colour("#fedcba")})
+    monkeypatch.setitem(brand.THEMES, "contrast", contrast)
+    number = PithNumber("YBK5PTAKOSCXY2WMLIIB7DMYH6")
+    assert "#123456" in badge.svg(number, None, "contrast") and "#123456" not in badge.svg(number, None, "light")
+    assert badge.png(number, None, "contrast") != badge.png(number, None, "light")
+    parsed = build_parser("badge").parse_args(["badge", number.body, "--theme", "contrast"])
+    assert parsed.theme == "contrast"
+    script = assets.render_script()
+    values = json.loads(re.search(r"const C = (\{.*?\});\n", script).group(1))
+    assert values["themes"]["contrast"]["colours"]["messageBg"] == "#123456"
+    assert '.panel[data-theme=\\"contrast\\"]{background:#fedcba' in script
+    assert "Object.prototype.hasOwnProperty.call(C.themes, asked)" in script  # any theme of the table
+    readme = next(text for path, text in assets.package_files().items() if path.name == "README.md")
+    assert "`contrast`" in readme
+
+
+def test_theme_colours_and_the_resolvers_url_are_written_once():
+    """Each theme colour (badge, element, panel) is a literal of brand.py only, and so is the
+    default resolver's URL (the user agent and every --base-url help take brand.BASE_URL)."""
+    strings = _code_strings()
+    for theme in brand.THEMES.values():
+        for name in brand.Theme.__slots__:
+            hex_ = getattr(theme, name).hex.lower()
+            if hex_ == "#ffffff":  # white is no theme's own (shape.py tests a text colour against it)
+                continue
+            assert {m for m, _line, v in strings if hex_ in v.lower()} == {"pithtex/brand.py"}, (name, hex_)
+    assert {m for m, _line, v in strings if "https://pith.science" in v} == {"pithtex/brand.py"}
+    helps = set()
+    for command in ("verify", "stamp", "badge"):
+        sub = build_parser(command)._subparsers._group_actions[0].choices[command]
+        helps.add(next(a for a in sub._actions if a.dest == "base_url").help)
+    assert len(helps) == 1 and brand.BASE_URL in helps.pop()
+
+
+def _class_lists() -> list[str]:
+    """Literal collections of three or more supported class names in the package, the tests and
+    bench/, as `path:line` (a second list of the classes, to drift from the table)."""
+    names = set(options.CLASS_NAMES)
+    found = []
+    for folder in ("pithtex", "tests", "bench"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                items = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", None)
+                if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and items is not None:
+                    held = {n.value for n in items if isinstance(n, ast.Constant) and n.value in names}
+                    if len(held) >= 3:
+                        found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    return found
+
+
+def test_the_supported_classes_are_one_table():
+    """pithtex/latex/options.py's CLASSES is the one list of supported classes: no other list of
+    them in code or tests, one example paper each, the manual shows page 1 of each, and
+    docs/latex.md's placement table has a row naming each with where its log says the badge went."""
+    assert _class_lists() == []
+    assert len(set(options.CLASS_NAMES)) == len(options.CLASSES) >= 10
+    assert sorted(p.name for p in (ROOT / "examples").iterdir() if (p / "paper.tex").is_file()) == sorted(
+        options.CLASS_NAMES)
+    manual = render_doc()
+    for c in options.CLASSES:
+        assert f"\\pagepicture{{{c.trim}}}{{{c.name}}}" in manual, c.name
+    doc = (ROOT / "docs" / "latex.md").read_text(encoding="utf-8")
+    table = doc.split("| class, variant | where the badge goes | how |", 1)[1].split("\n\n", 1)[0]
+    rows = [row for row in table.splitlines() if row.startswith("| ")]
+    for c in options.CLASSES:
+        assert any((c.known_as or c.name) in row and f"`{c.placed}`" in row and c.variant in row
+                   for row in rows), c
+
+
+def test_arxivs_stamp_band_has_one_home():
+    """The band where arXiv stamps page 1 is brand.ARXIV_BAND: no module or bench writes 40.0 (or
+    the page reader's 50.0) again, the templates write no band in bp, and pith.sty's flush-left
+    badge starts just right of it (its link's 1 bp margin)."""
+    floats = [(m, line) for m, line, v in _constants(float) if v in (40.0, 50.0)]
+    assert floats == [("pithtex/brand.py", next(line for m, line, v in _constants(float) if v == brand.ARXIV_BAND))]
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        assert not [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(n, ast.Constant) and n.value in (40.0, 50.0) and type(n.value) is float], path
+    for path in sorted((PACKAGE / "templates").rglob("*.j2")):
+        assert not re.search(r"\b\d+(\.\d+)?(\s|\\,)?bp\b", path.read_text(encoding="utf-8")), path
+    assert f"{{ {brand.ARXIV_BAND + 1:g}bp - 1in - \\tex_hoffset:D" in render_sty()
+    assert seen.STAMP_BAND == brand.ARXIV_BAND + seen.STAMP_SLACK
+
+
+def test_the_debug_switch_the_sample_number_and_the_verified_detail_are_written_once():
+    """PITHTEX_DEBUG (the command line and a batch's worker read it, the bug line names it),
+    the sample number (the manual's examples, the sample badges) and a verified badge's detail
+    each have one home."""
+    strings = _code_strings()
+
+    def where(pred) -> set[str]:
+        return {m for m, _line, v in strings if pred(v)}
+
+    assert where(lambda v: "PITHTEX_DEBUG" in v) == {"pithtex/errors.py"}
+    assert where(lambda v: v == brand.SAMPLE_BODY) == {"pithtex/brand.py"}
+    assert where(lambda v: v.startswith("hash and signature by")) == {"pithtex/web/badge.py"}
+    # the options several commands share: one name, help and conversion each
+    assert where(lambda v: v.startswith("the password of an encrypted PDF")) == {"pithtex/cli/options.py"}
+    assert where(lambda v: v == "--base-url") == {"pithtex/cli/options.py"}

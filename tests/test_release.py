@@ -97,8 +97,9 @@ def test_ctan_doc_and_dist_build_in_a_clean_clone(tmp_path: Path):
                             f"pithtex-{version}.tar.gz"]), built
     with zipfile.ZipFile(clone / "dist" / f"pithtex-{version}-py3-none-any.whl") as z:
         names = set(z.namelist())
-        assert {"pithtex/__init__.py", "pithtex/templates/pith.sty.j2", "pithtex/pdf/xmp.py",
-                "pithtex/py.typed"} <= names
+        # pith.sty.j2's includes, two folders down, ship too: `pithtex sty` renders from them.
+        assert {"pithtex/__init__.py", "pithtex/templates/pith.sty.j2", "pithtex/templates/sty/placement.sty.j2",
+                "pithtex/templates/sty/classes/revtex.sty.j2", "pithtex/pdf/xmp.py", "pithtex/py.typed"} <= names
         meta = z.read(f"pithtex-{version}.dist-info/METADATA").decode()
         assert f"Version: {version}" in meta and "License-Expression: MIT AND LPPL-1.3c" in meta
         assert "Requires-Dist: pypdfium2>=5" in meta.splitlines()

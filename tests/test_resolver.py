@@ -216,3 +216,15 @@ def test_a_failing_server_falls_back_to_the_cached_copy(fake, tmp_path):
     got = client(fake, tmp_path).fetch_record(N)
     assert got.source == "stale" and "answered HTTP 500 3 times" in got.detail
     assert verify_document(got.document, expect=N).verified
+
+
+def test_a_resolver_error_is_made_whole_and_crosses_a_process_whole(fake, tmp_path):
+    """The step that failed and the number it was fetching are the error's own fields, given
+    where it is raised, and a worker's error keeps them when pickled back to the parent."""
+    import pickle
+
+    with pytest.raises(ResolverError, match="HTTP 404") as caught:
+        client(fake, tmp_path).fetch_record(N)
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert (again.step, again.number, again.arxiv, again.exit_code) == ("fetch", N, None, 3)
+    assert str(again) == str(caught.value) and again.as_report()["checks"] == {"fetch": "unknown"}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import BODY, ROOT, assert_clean_error, pithtex_cli
+from .conftest import BODY, RENDER, ROOT, assert_clean_error, pithtex_cli
 from .faultkit import inspect_json, leftovers, run
 from .pdfkit import make_pdf, qpdf_check
 
@@ -216,7 +216,7 @@ STALE_CASES = {
     "badge-embed": (lambda tmp: ["badge", BODY, "--format", "embed", "-o", str(tmp / "out" / "b.html")],
                     "pith-badge.js"),
     "sty": (lambda tmp: ["sty", str(tmp / "out")], "pith.sty"),
-    "render": (lambda tmp: ["render", "--root", str(tmp / "checkout"), "--web", str(tmp / "out")], "pith-badge"),
+    "render": (lambda tmp: ["--root", str(tmp / "checkout"), "--web", str(tmp / "out")], "pith-badge"),
     "bundle": (lambda tmp: ["bundle", str(ROOT / "examples" / "article"), "-o", str(tmp / "out" / "up.tar.gz")],
                "up.tar.gz"),
 }
@@ -230,12 +230,13 @@ def test_every_writing_command_names_and_removes_a_killed_runs_temporary(tmp_pat
     (tmp_path / "checkout" / "pithtex" / "templates").mkdir(parents=True)
     (tmp_path / "checkout" / "pithtex" / "templates" / "pith.sty.j2").write_text("")  # the checkout's mark
     args, watched = STALE_CASES[command]
-    killed = run(tmp_path, *args(tmp_path), fault="kill", at=1, path=watched)
+    program = RENDER if command == "render" else None  # the developer's entry point
+    killed = run(tmp_path, *args(tmp_path), fault="kill", at=1, path=watched, program=program)
     assert killed.returncode == 137
     [stale] = leftovers(tmp_path / "out")
-    again = pithtex_cli(*args(tmp_path), timeout=300)
+    again = pithtex_cli(*args(tmp_path), timeout=300, program=program)
     assert again.returncode == 0, again.stderr
     assert f"{tmp_path / 'out' / stale}: a temporary file left by a killed pithtex run" in again.stderr
-    removed = pithtex_cli(*args(tmp_path), "--remove-stale", timeout=300)
+    removed = pithtex_cli(*args(tmp_path), "--remove-stale", timeout=300, program=program)
     assert removed.returncode == 0, removed.stderr
     assert f"removed {tmp_path / 'out' / stale}" in removed.stderr and leftovers(tmp_path / "out") == []

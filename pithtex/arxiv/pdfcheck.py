@@ -4,7 +4,7 @@ Everything is read once by `pithtex.pdf.facts` (the one reader of a PDF's pith f
 as the typed `Facts` it returns: Info, XMP, page 1's pith links with their rectangles and
 /OutputIntents; only the report's own summary is plain data. arXiv stamps its own
 grey text into the left margin of page 1, so nothing of ours may start in the left
-`ARXIV_BAND` (40 pt) of the page.
+`brand.ARXIV_BAND` (40 pt) of the page.
 
 Where the badge sits is judged from the page itself (placement.py): given `layout`, a reader
 of the compiled pages' words (sandbox.page_layout runs pdftotext), the badge's text and link
@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import brand
-from ..pdf.facts import ARXIV_BAND, Link, facts_of
+from ..pdf.facts import Link, facts_of
 from ..value import TYPE_CHECKING
 from . import placement
 from .catalogue import (
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     Layout = Callable[[int, int], str | None]  # (first page, last page) -> pdftotext's XHTML
 
-LEFT_BAND_PT = ARXIV_BAND
+LEFT_BAND_PT = brand.ARXIV_BAND
 
 
 def _shifted(link: Link, left: float) -> list[float] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 
+from ..brand import ARXIV_BAND
 from ..value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -28,9 +29,6 @@ ALIGN_SLACK = 6.0
 TOP_PART = 0.6
 # A line at least this share of the title's size, touching it, is part of the title.
 TITLE_SHARE = 0.92
-# arXiv's stamp band on the left of page 1 (pdf/facts.py ARXIV_BAND): a flush-left badge under a
-# title that starts inside it sits just right of it.
-BAND = 40.0
 
 _LINE = re.compile(r'<line xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">(.*?)</line>',
                    re.S)
@@ -219,7 +217,7 @@ def aligned(badge: Box, lines: list[Box]) -> bool:
 
     def fits(to: Box, how: str) -> bool:
         if how == "left":
-            return abs(badge[0] - to[0]) <= ALIGN_SLACK or to[0] < BAND <= badge[0] <= BAND + ALIGN_SLACK
+            return abs(badge[0] - to[0]) <= ALIGN_SLACK or to[0] < ARXIV_BAND <= badge[0] <= ARXIV_BAND + ALIGN_SLACK
         if how == "right":
             return abs(badge[2] - to[2]) <= ALIGN_SLACK
         return abs(centre(badge) - centre(to)) <= ALIGN_SLACK

@@ -25,26 +25,27 @@ __all__ = ["COMMANDS", "Subparsers", "add_command", "add_remove_stale", "build_p
            "report_stale", "time_limit", "warn_refused", "with_remedy"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) -> int:
     """Run one command; every outcome is an exit code from the contract, never a traceback
     (except under PITHTEX_DEBUG=1, which adds one to the error line):
     0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
-    70 a bug in pithtex (anything not foreseen), 130 interrupted, 143 terminated (SIGTERM)."""
+    70 a bug in pithtex (anything not foreseen), 130 interrupted, 143 terminated (SIGTERM).
+    `commands` are a user's; a developer's entry point (cli/render.py) passes its own."""
     argv = list(sys.argv[1:] if argv is None else argv)
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     try:
-        return _main(argv)
+        return _main(argv, commands)
     finally:
         sys.stdout, sys.stderr = streams
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], commands: Sequence[str]) -> int:
     as_json = Parser.json_errors = "--json" in argv
     _quiet_streams()
     stopping.take_sigterm()
     first = next((a for a in argv if not a.startswith("-")), None)
-    parser = build_parser(first if first in COMMANDS else None)
+    parser = build_parser(first if first in commands else None, commands)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
@@ -77,7 +78,7 @@ def report_error(message: str, code: int, as_json: bool, exc: BaseException | No
                   prefix: str = "pithtex: ") -> int:
     """One line on stderr (after the traceback under PITHTEX_DEBUG=1); with --json also
     {"error", "exit_code"} on stdout, unless the command already printed its JSON report."""
-    if exc is not None and os.environ.get("PITHTEX_DEBUG"):
+    if exc is not None and os.environ.get(errors.DEBUG):
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)

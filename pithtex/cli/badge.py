@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import brand
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, help_text, report_stale, warn_refused
+from .options import add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
 
-    from ..client import Badge
     from . import Subparsers
 
 TEXT_FORMATS = ("svg", "html", "md", "rst", "embed")
@@ -34,10 +35,9 @@ def register(subparsers: Subparsers) -> None:
     source.add_argument("--online", action="store_true", help="fetch the record from the resolver and verify it")
     source.add_argument("--offline", action="store_true",
                         help="verify the cached record (from an earlier --online) without the network")
-    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too")
+    add_resolver_options(p)
     p.add_argument("--format", "-f", choices=("svg", "png", "qr", "html", "md", "rst", "embed"), default="svg")
-    p.add_argument("--theme", choices=("light", "dark"), default="light")
+    p.add_argument("--theme", choices=tuple(brand.THEMES), default=next(iter(brand.THEMES)))
     p.add_argument("--scale", type=int, choices=(1, 2), default=1, help="PNG pixel density (2 for @2x)")
     p.add_argument("--image-url", metavar="URL", help="snippets: the badge image (default pith-XXXXXXXX.svg)")
     p.add_argument("--dark-image-url", metavar="URL", help="HTML snippet: the dark-mode image")
@@ -53,7 +53,7 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    from ..client import Client
+    from ..client import Badge, Client
     from ..errors import PithError
 
     if args.list:
@@ -81,7 +81,7 @@ def run(args: Namespace) -> int:
         made = client.badge(args.number)  # a PDF: its number or arXiv identity, the PDF checked too
     elif args.number:
         checked = args.format in ("svg", "png") and (args.record or args.online or args.offline)
-        made = client.badge(args.number, record=args.record) if checked else make_unchecked(args.number)
+        made = client.badge(args.number, record=args.record) if checked else Badge.plain(args.number)
     else:
         raise PithError("give a Pith Number (ID) or --arxiv ARXIV_ID, or a PDF")
     from .badge_output import noted, run_format
@@ -90,10 +90,6 @@ def run(args: Namespace) -> int:
     return code or made.exit_code
 
 
-def make_unchecked(number: str) -> Badge:
-    from ..client import make_badge
-
-    return make_badge(number)  # nothing checked: a badge without a state word
 
 
 def _into_folder(args: Namespace) -> str | None:

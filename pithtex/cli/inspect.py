@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import errors
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json
+from .options import add_password
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -33,14 +34,14 @@ def register(subparsers: Subparsers) -> None:
         epilog=EPILOG,
     )
     p.add_argument("pdf", metavar="PDF", help="the PDF to read")
-    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
+    add_password(p)
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 
 def run(args: Namespace) -> int:
     from .. import client as app
 
-    facts = app.inspect(args.pdf, args.password.encode("utf-8") if args.password else None, locked_ok=args.json)
+    facts = app.inspect(args.pdf, args.password, locked_ok=args.json)
     if args.json:
         emit_json(facts.as_dict())
     else:

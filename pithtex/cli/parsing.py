@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     # What add_subparsers() returns: argparse names the class only privately (typeshed too).
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
 
-# Order here is the order in `pithtex --help`.
-COMMANDS = ("number", "verify", "sty", "render", "stamp", "inspect", "badge", "check", "bundle")
+# Order here is the order in `pithtex --help`: what a user runs.
+COMMANDS = ("number", "verify", "sty", "stamp", "inspect", "badge", "check", "bundle")
+# A pithtex developer's, run in a checkout as `python -m pithtex.cli.NAME` (`make render`).
+DEVELOPER_COMMANDS = ("render",)
 
 
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
     """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
     parser = Parser(
         prog="pithtex",
@@ -36,7 +37,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in (only,) if only else COMMANDS:
+    for name in (only,) if only else commands:
         importlib.import_module(f"pithtex.cli.{name}").register(subparsers)
     return parser
 
@@ -69,16 +70,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_command(subparsers: Subparsers, name: str, help: str, description: str,
-                epilog: str = "") -> argparse.ArgumentParser:
-    """A subcommand parser that formats its examples verbatim and reports errors in one line."""
-    parser = subparsers.add_parser(
-        name,
-        help=help,
-        description=description,
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    return parser
+                epilog: str = "", prog: str | None = None) -> argparse.ArgumentParser:
+    """A subcommand parser that formats its examples verbatim and reports errors in one line;
+    `prog` names a developer's command as it is run (None: argparse's "pithtex NAME")."""
+    return subparsers.add_parser(name, prog=prog, help=help, description=description, epilog=epilog,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def help_text(command: str) -> str:

@@ -1,6 +1,10 @@
-"""`pithtex render`: write a pithtex checkout's latex/pith.sty (and web assets) from the templates."""
+"""`python -m pithtex.cli.render` (`make render`): write a pithtex checkout's latex/pith.sty (and
+web assets) from the templates. A developer's command, not a user's: `pithtex --help` lists no
+`render`; a paper gets its pith.sty with `pithtex sty`."""
 
 from __future__ import annotations
+
+import sys
 
 from .. import errors
 from ..value import TYPE_CHECKING
@@ -8,16 +12,18 @@ from . import add_command, add_remove_stale, report_stale
 
 if TYPE_CHECKING:
     from argparse import Namespace
+    from collections.abc import Sequence
     from pathlib import Path
 
     from . import Subparsers
 
-EPILOG = """\
+PROG = "python -m pithtex.cli.render"
+EPILOG = f"""\
 examples:
-  pithtex render                 in a pithtex checkout: write latex/pith.sty
-  pithtex render --check         exit 1 and name the files that differ from a fresh render
-  pithtex render --root ~/src/pithtex   the checkout is elsewhere
-  pithtex render --web site/     also render the web assets into site/
+  {PROG}           in a pithtex checkout: write latex/pith.sty (= make render)
+  {PROG} --check   exit 1 and name the files that differ from a fresh render
+  {PROG} --root ~/src/pithtex   the checkout is elsewhere
+  {PROG} --web site/   also render the web assets into site/
 
 A paper gets its pith.sty with `pithtex sty`, not with render.
 
@@ -33,6 +39,7 @@ def register(subparsers: Subparsers) -> None:
         description="Render the generated files from pithtex/templates and pithtex/brand.py. "
         "latex/pith.sty is never edited by hand; --check guards the committed copy.",
         epilog=EPILOG,
+        prog=PROG,
     )
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any generated file is stale")
     p.add_argument("--root", default=".", metavar="DIR", help="the pithtex checkout (default: .)")
@@ -52,7 +59,7 @@ def run(args: Namespace) -> int:
     if args.check:
         stale = check(root)
         for rel in stale:
-            print(f"stale: {rel} (run `pithtex render`)")
+            print(f"stale: {rel} (run `make render`)")
         if stale:
             return errors.FAILED
         print("up to date: every generated file equals a fresh render")
@@ -74,3 +81,14 @@ def _render_web(folder: Path) -> list[Path]:
     for path in written:
         print(f"wrote {path}")
     return written
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from . import main as command_line
+    from .parsing import DEVELOPER_COMMANDS
+
+    return command_line(["render", *(sys.argv[1:] if argv is None else argv)], DEVELOPER_COMMANDS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

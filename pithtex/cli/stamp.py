@@ -6,6 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, emit_json, report_stale, warn_refused
+from .options import add_password, add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -61,31 +62,30 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace a different number; allow badge/attachment on signed or PDF/A files; "
                    "let --revert drop updates made after pithtex's")
-    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
+    add_password(p)
     p.add_argument("--revert", action="store_true", help="remove pithtex's update, restoring the original")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout")
-    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
+    add_resolver_options(p)
     p.add_argument("--offline", action="store_true", help="an arXiv PDF's record from the cache only")
     add_remove_stale(p)
 
 
 def run(args: Namespace) -> int:
-    from ..client import Client, plan_stamp, stamp
+    from .. import stamping
+    from ..client import Client
     from ..safetext import line
 
-    # Only a stamp by name (no --number, no --record) checks a record: a numbered stamp never
-    # loads the keys and their crypto (start-up is most of a stamp; tests/pdf/test_stamp_bounded_reads.py).
+    # Only a stamp by name checks a record: a numbered one never loads the keys and their crypto.
     by_name = args.number is None and args.record is None and not args.revert
-    client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline) if by_name else None
-    password = args.password.encode("utf-8") if args.password is not None else None
+    plan_stamp = (Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
+                  if by_name else stamping.plan_stamp)
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
-                      force=args.force, password=password, revert=args.revert, jobs=args.jobs, client=client)
+                      force=args.force, password=args.password, revert=args.revert, jobs=args.jobs)
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)
-    done = stamp(plan, progress=sys.stderr.isatty() and not args.json)
+    done = stamping.stamp(plan, progress=sys.stderr.isatty() and not args.json)
     _report(done.done, done.failed, args.json)
     return done.exit_code
 

@@ -18,7 +18,7 @@ MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}
 def verify_many(client: Client, targets: list[str], password: bytes | None, as_json: bool, jobs: int = 1) -> int:
     import json
 
-    from ..client import worst
+    from ..errors import worst
     from ..safetext import line
 
     bar = _Bar() if sys.stderr.isatty() else None

@@ -6,6 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, help_text, warn_refused
+from .options import add_password, add_resolver_options
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -24,7 +25,7 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("file", metavar="ID|PDF|FILE", nargs="+",
                    help="a record file (full record, bundle or bare canonical record), a Pith Number, "
                    "an arXiv id (arXiv:2104.04473), a PDF, or several PDFs and folders of PDFs")
-    p.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
+    add_resolver_options(p)
     p.add_argument("--title", help="also check that this title hashes to the record's title_canon_sha256")
     p.add_argument("--number", metavar="ID", help="also check that the record is this Pith Number")
     network = p.add_mutually_exclusive_group()
@@ -32,8 +33,7 @@ def register(subparsers: Subparsers) -> None:
                          "PDF from the resolver (the default for those)")
     network.add_argument("--offline", action="store_true",
                          help="for a Pith Number, arXiv id or PDF: use only the cached record; never the network")
-    p.add_argument("--base-url", metavar="URL", help="the resolver (default $PITH_BASE_URL or https://pith.science)")
-    p.add_argument("--password", metavar="PW", help="the password of an encrypted PDF (user or owner)")
+    add_password(p)
     p.add_argument("--record", metavar="FILE", help="for a PDF: check it against this record file instead of "
                    "fetching its record")
     p.add_argument("--save", metavar="FILE", help="write the record to FILE, only when it verified (the file "
@@ -46,14 +46,15 @@ def register(subparsers: Subparsers) -> None:
 def run(args: Namespace) -> int:
     from pathlib import Path
 
-    from ..client import Client, kind_of
+    from ..client import Client
     from ..errors import PithError
     from ..files import output_path
+    from ..target import kind_of
 
     if args.save:
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
-    password = args.password.encode("utf-8") if args.password else None
+    password = args.password
     if len(args.file) > 1 or Path(args.file[0]).is_dir():
         if args.record or args.save or args.number or args.title:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
@@ -84,8 +85,9 @@ def _jobs(asked: int | None) -> int:
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:
     """Run one verification and print it; with --json, a record that could not be had still
     gets a report of the report's shape, naming the step that failed."""
-    from ..client import failed_report, kind_of
-    from ..errors import InvalidNumber, PithError
+    from ..errors import InvalidNumber
+    from ..resolver import ResolverError
+    from ..target import kind_of
 
     target, kind = args.file[0], kind_of(args.file[0])
     try:
@@ -94,10 +96,10 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
         if kind != "number":
             raise
         raise InvalidNumber(f"{target!r} is neither a record file nor a Pith Number ({exc})") from None
-    except PithError as exc:
-        failed = failed_report(exc)
-        if args.json and failed is not None:
-            emit_json({**failed, **({"arxiv": target.removeprefix("arXiv:")} if kind == "arxiv" else {})})
+    except ResolverError as exc:  # no record could be had: --json still reports, naming the step
+        if args.json and exc.step is not None:
+            asked = {"arxiv": target.removeprefix("arXiv:")} if kind == "arxiv" else {}
+            emit_json({**exc.as_report(), **asked})
         raise
     if args.json:
         emit_json(checked.as_dict())
@@ -110,10 +112,8 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
 
 
 def _save(args: Namespace, checked: Verification) -> None:
-    from ..client import save_record
-
     if args.save:
         verdict = checked.report.verdict
-        note = (f"wrote {args.save} ({checked.report.headline_number.body}, {verdict})" if save_record(
-            checked, args.save) else f"{args.save} not written: the record is {verdict}")
+        note = (f"wrote {args.save} ({checked.report.headline_number.body}, {verdict})" if checked.save(
+            args.save) else f"{args.save} not written: the record is {verdict}")
         print(f"pithtex: note: {note}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Build the manual: latex/pith-doc.tex (rendered by `pithtex render`) -> pith-doc.pdf.
+"""Build the manual: latex/pith-doc.tex (rendered by `make render`) -> pith-doc.pdf.
 
 `make doc` runs `python -m pithtex.latex.manual`. The manual loads the package it documents,
 so it is compiled next to a fresh latex/pith.sty and shows its own badge. TeX runs in a
@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..files import write_atomic
-from .options import MANUAL_CLASSES
+from .options import CLASS_NAMES
 from .render import DOC_PATH, STY_PATH, render_doc, render_sty
 
 PDF_NAME = "pith-doc.pdf"
@@ -38,7 +38,7 @@ def build(out_dir: Path, examples: Path | None = EXAMPLES) -> Path:
     with tempfile.TemporaryDirectory(prefix="pith-doc-") as tmp:
         work = Path(tmp)
         sty = render_sty()
-        found = [examples / cls for cls in MANUAL_CLASSES] if examples is not None and examples.is_dir() else []
+        found = [examples / cls for cls in CLASS_NAMES] if examples is not None and examples.is_dir() else []
         for example in found:
             paper = work / f"ex-{example.name}"
             shutil.copytree(example, paper)

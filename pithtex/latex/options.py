@@ -1,6 +1,6 @@
 """pith.sty's options and messages: one table read by the package template and the manual.
 
-`pithtex render` turns OPTIONS into the package's l3keys definitions and MESSAGES into its
+`make render` turns OPTIONS into the package's l3keys definitions and MESSAGES into its
 `\\msg_new:nnnn` declarations (templates/pith.sty.j2), and the same two tables into the
 option table and the troubleshooting list of the manual (templates/pith-doc.tex.j2), so
 the manual cannot describe an option or a message the package does not have. Texts are
@@ -13,15 +13,45 @@ from dataclasses import dataclass
 
 from .. import brand
 
-EXAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
-# The example papers (examples/<class>/) whose page 1 the manual shows, built with it: one
-# per title block pith knows (iopart and LIPIcs are not in Debian's TeX Live, so none).
-MANUAL_CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs",
-                  "cas-dc", "scrartcl", "beamer")
-# How much of page 1 the manual shows (\includegraphics trim: left bottom right top, bp):
-# the top part of a paper page, where the title block is; a slide whole.
-MANUAL_TRIM_DEFAULT = "0 400 0 0"
-MANUAL_TRIM = {"beamer": "0 0 0 0"}
+EXAMPLE_BODY = brand.SAMPLE_BODY
+
+
+@dataclass(frozen=True)
+class PaperClass:
+    """A class pith is built and tested on: examples/<name>/ holds a paper in it.
+
+    placed: where pith's log says the badge went in that paper on pdflatex (`Package pith
+    Info: Badge placed ...`), as docs/latex.md's placement table names it; variant: the
+    class option that placement is for, if any; known_as: the name that table's row gives the
+    class, when not its own; trim: how much of page 1 the manual shows
+    (\\includegraphics trim: left bottom right top, bp), the top part of a paper page, where
+    the title block is, or a slide whole.
+    """
+
+    name: str
+    placed: str = "after \\maketitle"
+    variant: str = ""
+    known_as: str = ""
+    trim: str = "0 400 0 0"
+
+
+# The supported classes: one per title block pith knows (iopart and LIPIcs are not in
+# Debian's TeX Live, so no example), in the order the manual shows their page 1. The manual,
+# the tests that compile the examples and docs/latex.md's placement table read this table
+# (tests/test_facts_once.py guards that they agree).
+CLASSES = (
+    PaperClass("article"),
+    PaperClass("amsart"),
+    PaperClass("revtex4-2", "at the end of revtex's title block", "reprint"),
+    PaperClass("IEEEtran", "in the title block across both columns", "conference"),
+    PaperClass("acmart", "in the title block across both columns", "sigconf"),
+    PaperClass("elsarticle"),
+    PaperClass("llncs"),
+    PaperClass("cas-dc", "in the title block across both columns"),
+    PaperClass("scrartcl", "under the date on the title page", "titlepage=true", known_as="KOMA-Script"),
+    PaperClass("beamer", "under the date in beamer's title page", trim="0 0 0 0"),
+)
+CLASS_NAMES = tuple(c.name for c in CLASSES)
 
 
 @dataclass(frozen=True)
@@ -159,7 +189,7 @@ MESSAGE_NAMES = frozenset(m.name for m in MESSAGES)
 class Signal:
     """One test of a review mode's signal, written once and rendered twice: as expl3 for
     the PDF route (templates/pith.sty.j2) and as LaTeX2e for the LaTeXML path
-    (templates/pith-latexml.sty.j2), which LaTeXML can evaluate.
+    (templates/sty/latexml.sty.j2), which LaTeXML can evaluate.
 
     kind: `true` (the LaTeX2e switch \\if<name> exists and is true), `nottrue` (it does not
     exist, or is false), `defined` / `undefined` (the command <name>), `relax` (the command
@@ -322,7 +352,7 @@ _EXPL3_SIGNAL = {
     "package-": "\\cs_if_exist:cT {{ver@{name}.sty}} {{ {body} }}",
     "without": "\\IfPackageLoadedWithOptionsTF {{{name}}} {{{option}}} {{ }} {{ {body} }}",
 }
-# The LaTeXML path's tests (pith-latexml.sty.j2 defines \pith@T and the like): LaTeX2e
+# The LaTeXML path's tests (sty/latexml.sty.j2 defines \pith@T and the like): LaTeX2e
 # that LaTeXML interprets, with no \if... of its own outside macros that pair their \fi.
 _LATEX2E_SIGNAL = {  # short names: TeX reads this text on every run, skipping it
     "true": "\\pith@T{{{name}}}{{{body}}}",

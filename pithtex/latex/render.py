@@ -77,6 +77,10 @@ def logo_path(dialect: str) -> str:
     return "~".join(parts)
 
 
+# The link's own margin round the badge's box (bp): a flush-left badge starts this far right of
+# arXiv's band, so that its link's rectangle starts outside it too.
+_LINK_MARGIN_BP = 1.0
+
 # The logo's height in the badge (the PDF route's box is 1.6ex high, see pith.sty.j2).
 _LOGO_EX = 1.6
 
@@ -140,6 +144,8 @@ def context() -> dict[str, object]:
         "rgb_space": colour.latex_rgb.replace(",", "~"),  # read under \ExplSyntaxOn
         "hex": colour.hex.lstrip("#").upper(),
         "logo_size": _num(brand.LOGO_SIZE),
+        "arxiv_band": _num(brand.ARXIV_BAND),
+        "badge_clear_bp": _num(brand.ARXIV_BAND + _LINK_MARGIN_BP),
         # TeX divides a dimension by an integer only; the logo box is LOGO_SIZE units high.
         "logo_size_int": int(brand.LOGO_SIZE),
         "logo_pdf": logo_path("pdf"),
@@ -152,9 +158,7 @@ def context() -> dict[str, object]:
         "reasons": {key: tex_reason(text) for key, text in number.REASONS.items()},
         "options": sty_options.OPTIONS,
         "messages": sty_options.MESSAGES,
-        "manual_classes": sty_options.MANUAL_CLASSES,
-        "manual_trim": {c: sty_options.MANUAL_TRIM.get(c, sty_options.MANUAL_TRIM_DEFAULT)
-                        for c in sty_options.MANUAL_CLASSES},
+        "classes": sty_options.CLASSES,
         "review_modes": sty_options.REVIEW_MODES,
         "review_checks": sty_options.REVIEW_CHECKS,
         # The review warning's text after its "#1: ", for the LaTeXML path's Info.

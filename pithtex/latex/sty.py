@@ -3,7 +3,7 @@ next to a paper.
 
 The package renders it from its template (`render.render_sty`), the same function that
 writes the project's committed `latex/pith.sty`, so a wheel and a checkout give the same
-bytes (`pithtex render --check` guards the committed copy).
+bytes (`make render`'s `--check` guards the committed copy).
 
     >>> from pithtex.latex.sty import current
     >>> current().version

@@ -15,7 +15,6 @@ from typing import Any
 from .. import brand
 from ..number import PithNumber
 from .errors import PdfSyntaxError
-from .facts import ARXIV_BAND
 from .objects import Keyword, Name, Parser, Ref, Stream, format_number
 from .reader import PdfFile, decode_stream
 
@@ -101,13 +100,13 @@ def candidates(box: Box, size: tuple[float, float], rotate: int = 0) -> list[Spo
     width, height = box[2] - box[0], box[3] - box[1]
     if rotate in (90, 270):
         width, height = height, width
-    right, left = max(width - MARGIN - w, ARXIV_BAND + 1), ARXIV_BAND + MARGIN
+    right, left = max(width - MARGIN - w, brand.ARXIV_BAND + 1), brand.ARXIV_BAND + MARGIN
     top, bottom = height - EDGE - h, EDGE
     spots: list[Spot] = []
     for X, Y in ((right, top), (right, bottom), (left, top), (left, bottom)):
         m = _display_matrix(box, rotate, X, Y)
         rect = _bbox(m, [(0, 0), (w, h), (0, h), (w, 0)])
-        if rect[0] >= box[0] + ARXIV_BAND:
+        if rect[0] >= box[0] + brand.ARXIV_BAND:
             spots.append((m, rect))
     return spots or [(_display_matrix(box, 0, right, top),
                       (box[0] + right, box[1] + top, box[0] + right + w, box[1] + top + h))]

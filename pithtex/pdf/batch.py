@@ -46,7 +46,7 @@ def _safe(task: Task) -> tuple[Outcome | None, Failure | None]:
         return None, Failure(str(task.source), str(exc), exc.exit_code, exc.remedy)
     except Exception as exc:  # a bug: it must not end the batch, and it is reported as a bug, not as bad input
         message = f"{task.source}: {bug_message(exc)}"
-        if os.environ.get("PITHTEX_DEBUG"):
+        if os.environ.get(errors.DEBUG):
             import traceback
 
             message += "\n" + traceback.format_exc().rstrip()

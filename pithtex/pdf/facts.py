@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 # either case: number.py's alphabet, spelt out (IGNORECASE would also let in the Kelvin sign).
 _BODY_CHARS = re.escape("".join(sorted(set(BASE32_ALPHABET + BASE32_ALPHABET.lower()))))
 PITH_URL = re.compile(f"/pith/([{_BODY_CHARS}]{{{BODY_LENGTH}}})(?![A-Za-z0-9])")
-# arXiv stamps its grey identifier into the left margin of page 1 (x ≈ 12-32 pt): nothing of
-# ours may start inside this band, measured from the page's left edge.
-ARXIV_BAND = 40.0
 # Files with more pages than this are scanned for links on their first pages only.
 MAX_LINK_PAGES = 5000
 MAX_NAMES = 10_000

@@ -5,6 +5,7 @@ into these (with pdfium.py, which fills them from PDFium); both take them from h
 
 from __future__ import annotations
 
+from ..brand import ARXIV_BAND
 from ..value import NamedTuple
 
 # Page 1's content, decoded (its content streams and the form XObjects it draws): a title page
@@ -22,8 +23,11 @@ MAX_WORK = 2_000_000
 # Characters smaller than this share of the body size, or than MIN_SIZE points, are not seen.
 SMALL_SHARE = 0.5
 MIN_SIZE = 4.0
-# arXiv's stamp: a text object wholly in this band of the page's left edge (points).
-STAMP_BAND = 50.0
+# arXiv's stamp: a text object wholly in this band of the page's left edge (points). The reader
+# looks STAMP_SLACK past the band pith keeps clear, so that a stamp drawn a little wider than
+# usual is still taken for the stamp and not for the paper's text.
+STAMP_SLACK = 10.0
+STAMP_BAND = ARXIV_BAND + STAMP_SLACK
 # The title: in the page's top part, at least TITLE_OVER_BODY times the body size, and at least
 # TITLE_SHARE of the largest text there.
 TOP_PART = 0.5

@@ -4,7 +4,7 @@ Rendered from the Jinja2 templates in `pithtex/templates/web/`. The script carri
 pinned registry keys and the badge drawing (`pithtex.web.shape`'s table) baked in at
 render time, so it needs nothing but the browser (WebCrypto for SHA-256 and Ed25519) and
 trusts no server. The npm package under `web/` (ES module, classic script, types) is
-rendered by `pithtex render` like latex/pith.sty, so `render --check` guards it.
+rendered by `make render` like latex/pith.sty, so `render --check` guards it.
 """
 
 from __future__ import annotations
@@ -32,15 +32,12 @@ MODULE_NAME = "pith-badge.mjs"
 NPM_NAME = "pith-badge"
 WEB_DIR = Path("web")
 CDN_URL = "https://cdn.jsdelivr.net/npm/{name}@{version}/dist/{file}"
-# A sample number for the rendered sample badges: the seed record's.
-SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 # What the element may show in its message segment besides base32 (while resolving, or bad input).
 _MESSAGE_EXTRA = "arXiv?"
 # A record signed by a key the page added (not the registry's) is verified in another colour,
 # with these words and the verified mark: never the registry's green "verified".
 PAGE_KEY = "pagekey"
 PAGE_KEY_WORD = "page key"
-PAGE_KEY_BG = {"light": "#6f42c1", "dark": "#bc8cff"}  # both hold WCAG AA against the theme's message_fg
 # What a reader sees on a page that is not a secure context (web/README.md quotes it).
 INSECURE = ("this page is not a secure context (served over https, or from localhost), so the browser offers "
             "no WebCrypto to check the record with")
@@ -62,12 +59,6 @@ def _shape(state: str) -> dict[str, Any]:
     return badgeshape.shape(state, embed_status_width())
 
 
-# The detail panel's background, text, border and link colours per theme (text and links
-# hold WCAG AA against the background).
-PANEL_COLOURS = {"light": ("#ffffff", "#1f2328", "#d0d7de", "#0b5cad"),
-                 "dark": ("#161b22", "#e6edf3", "#30363d", "#79c0ff")}
-
-
 def _css() -> str:
     """The element's stylesheet (adopted as a constructable stylesheet: no inline styles)."""
     rules = [
@@ -87,14 +78,14 @@ def _css() -> str:
         ".state{display:inline-block;padding:0 .4em;border-radius:3px;font-weight:600}",
         ".note{font-size:12px}",
     ]
-    for name, (bg, fg, border, link) in PANEL_COLOURS.items():
-        t = brand.THEMES[name]
+    for name, t in brand.THEMES.items():
         scope = f'.panel[data-theme="{name}"]'
-        rules.append(f"{scope}{{background:{bg};color:{fg};border-color:{border}}}{scope} a{{color:{link}}}")
+        rules.append(f"{scope}{{background:{t.panel_bg.hex};color:{t.panel_fg.hex};"
+                     f"border-color:{t.panel_border.hex}}}{scope} a{{color:{t.panel_link.hex}}}")
         for state, colour in ((brand.VERIFIED, t.verified_bg), (brand.INVALID, t.invalid_bg),
                               (brand.UNCHECKED, t.unchecked_bg), (brand.CHECKING, t.unchecked_bg)):
             rules.append(f"{scope} .state.{state}{{background:{colour.hex};color:{t.message_fg.hex}}}")
-        rules.append(f"{scope} .state.{PAGE_KEY}{{background:{PAGE_KEY_BG[name]};color:{t.message_fg.hex}}}")
+        rules.append(f"{scope} .state.{PAGE_KEY}{{background:{t.page_key_bg.hex};color:{t.message_fg.hex}}}")
     return "".join(rules)
 
 
@@ -117,7 +108,7 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "chars": {c: text_width(c) for c in BASE32_ALPHABET + _MESSAGE_EXTRA},
         "charFallback": text_width("\x00"),
         "shapes": {state: badgeshape.to_json(_shape(state)) for state in (*states, PAGE_KEY)},
-        "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": PAGE_KEY_BG[name]}}
+        "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": t.page_key_bg.hex}}
                    for name, t in brand.THEMES.items()},
         "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS, "bytes": MAX_RESPONSE_BYTES, "seconds": NETWORK_SECONDS},
         "invisible": INVISIBLE_RANGES,
@@ -191,7 +182,7 @@ def package_files() -> dict[Path, str]:
               "cdn_module": cdn_url(), "cdn_script": cdn_url(SCRIPT_NAME),
               "integrity_module": integrity(render_script(module=True)),
               "integrity_script": integrity(render_script()), "base_url": brand.BASE_URL, "insecure": INSECURE,
-              "states": tuple(brand.STATES), "seconds": f"{NETWORK_SECONDS:g}"}
+              "states": tuple(brand.STATES), "seconds": f"{NETWORK_SECONDS:g}", "themes": tuple(brand.THEMES)}
     package = {
         "name": NPM_NAME,
         "version": brand.VERSION,
@@ -230,7 +221,7 @@ def render_web_assets(dest: Path) -> list[Path]:
     """Write pith-badge.js, the ES module, an example embed page and sample badge SVGs into `dest`."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    number = PithNumber(SAMPLE_BODY)
+    number = PithNumber(brand.SAMPLE_BODY)
     files = {SCRIPT_NAME: render_script(), MODULE_NAME: render_script(module=True)}
     for theme in brand.THEMES:
         files[badge.image_name(number, theme)] = badge.svg(number, None, theme)

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from pithtex.latex.options import CLASS_NAMES
+
 from ..conftest import BODY, ROOT, example_paper, pithtex_cli
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").iterdir() if p.is_dir() and list(p.glob("*.tex")))
-CLASSES = {"article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs", "cas-dc", "scrartcl",
-           "beamer"}
+CLASSES = set(CLASS_NAMES)
 BUILD = shutil.ignore_patterns("*.pdf", "*.aux", "*.log", "*.out", "*.dvi", "*.fls")
 
 

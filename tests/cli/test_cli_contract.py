@@ -87,7 +87,6 @@ def error_cases(tmp_path: Path, base: str) -> list[tuple[list[str], int]]:
         (["bundle", "missing-folder", "-o", "x.tar.gz", "--json"], 2),
         (["bundle", str(ROOT / "examples" / "article"), "-o", "x.zip", "--json"], 2),
         (["badge", "NOTANUMBER", "--json"], 2),
-        (["render", "--root", "missing", "--json"], 2),
         (["frobnicate", "--json"], 2),
     ]
 

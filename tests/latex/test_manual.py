@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from pithtex.latex.manual import build
-from pithtex.latex.options import MANUAL_CLASSES, MESSAGE_NAMES, OPTION_NAMES, OPTIONS, latex_text
+from pithtex.latex.options import CLASS_NAMES, MESSAGE_NAMES, OPTION_NAMES, OPTIONS, latex_text
 from pithtex.latex.render import render_doc, render_sty
 
 from ..conftest import BODY, URL
@@ -57,4 +57,4 @@ def test_manual_builds_and_shows_its_own_badge(tmp_path):
     with pikepdf.open(pdf) as doc:
         forms = {name for page in doc.pages for name, obj in (page.Resources.get("/XObject") or {}).items()
                  if obj.get("/Subtype") == "/Form"}
-    assert len(forms) >= len(MANUAL_CLASSES), forms
+    assert len(forms) >= len(CLASS_NAMES), forms

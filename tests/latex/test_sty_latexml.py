@@ -1,7 +1,7 @@
 """pith.sty on arXiv's HTML: LaTeXML, as arXiv runs it, on every example, the HTML read back.
 
 LaTeXML reads an uploaded pith.sty as TeX source; pith recognises it before any expl3 code
-and takes a short LaTeX2e path (pithtex/templates/pith-latexml.sty.j2). Each case is one real
+and takes a short LaTeX2e path (pithtex/templates/sty/latexml.sty.j2). Each case is one real
 latexmlc run (about a second; in parallel under xdist). How long a conversion takes is
 bench/latexml.py's business; here the countable guard is what LaTeXML read: pith.sty, and no
 expl3 file at all (interpreting expl3-code.tex is what used to cost minutes).
@@ -14,13 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from pithtex.latex.options import CLASS_NAMES
+
 from ..conftest import BODY, URL, example_paper
 from ..latexmlrun import complaints, convert, files_read, links, text_of, version
 from ..texrun import STY, compile_tex, read_facts
 
 pytestmark = pytest.mark.slow  # a latexmlc run is 1-3 s alone, over 10 s on a loaded machine
 
-CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs", "scrartcl", "cas-dc")
+# beamer has a test of its own (below): LaTeXML's beamer binding.
+CLASSES = tuple(c for c in CLASS_NAMES if c != "beamer")
 # Classes LaTeXML has no binding for are read raw, and some bring expl3 with them, whose
 # expl3-code.tex LaTeXML then interprets for minutes, with or without pith: cas-dc.cls
 # loads expl3 itself; 0.8.8 also reads scrartcl's dependencies raw (bookmark loads expl3),

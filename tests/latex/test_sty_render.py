@@ -1,4 +1,5 @@
-"""`pithtex render`: latex/pith.sty, the one committed rendering, is exactly a fresh render."""
+"""`make render` (python -m pithtex.cli.render): latex/pith.sty, the one committed rendering, is
+exactly a fresh render; the command is a developer's, not among a user's."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from pithtex import brand
 from pithtex.generate import CHECKOUT_MARK, check, render_all
 from pithtex.latex.render import logo_path, render_sty
 
-from ..conftest import ROOT, assert_clean_error, pithtex_cli
+from ..conftest import ROOT, assert_clean_error, pithtex_cli, render_cli
 
 
 def test_committed_file_equals_a_fresh_render():
-    proc = pithtex_cli("render", "--check")
+    proc = render_cli("--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert check(ROOT) == []
     assert not list((ROOT / "examples").glob("*/pith.sty")), "examples hold only papers"
@@ -29,8 +30,8 @@ def _copy_project(tmp_path):
 def test_check_names_a_stale_file_and_render_fixes_it(tmp_path):
     root = _copy_project(tmp_path)
     (root / "latex" / "pith.sty").write_text(render_sty().replace("v" + brand.VERSION, "v9.9.9"))
-    proc = pithtex_cli("render", "--check", "--root", str(root))
-    assert proc.returncode == 1 and proc.stdout.strip() == "stale: latex/pith.sty (run `pithtex render`)"
+    proc = render_cli("--check", "--root", str(root))
+    assert proc.returncode == 1 and proc.stdout.strip() == "stale: latex/pith.sty (run `make render`)"
     assert render_all(root) == [root / "latex" / "pith.sty", root / "latex" / "pith-doc.tex"]
     assert check(root) == []
 
@@ -38,7 +39,7 @@ def test_check_names_a_stale_file_and_render_fixes_it(tmp_path):
 def test_render_outside_a_checkout_points_to_sty(tmp_path):
     """A paper's folder is not a checkout: render writes nothing there and names `pithtex sty`."""
     (tmp_path / "paper.tex").write_text("\\documentclass{article}")
-    err = assert_clean_error(pithtex_cli("render", cwd=tmp_path))
+    err = assert_clean_error(render_cli(cwd=tmp_path))
     assert "not a pithtex checkout" in err and "pithtex sty" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["paper.tex"]
 
@@ -47,7 +48,7 @@ def test_render_is_deterministic_and_says_it_is_generated():
     text = render_sty()
     assert text == render_sty()
     head = text[:1200]
-    assert "GENERATED FILE" in head and "pithtex render" in head
+    assert "GENERATED FILE" in head and "make render" in head
     date = brand.RELEASE_DATE
     assert re.search(rf"\\ProvidesPackage\{{pith\}}\[{re.escape(date)} v{re.escape(brand.VERSION)} ", text)
     assert "\\VAR{" not in text and "\\BLOCK{" not in text
@@ -63,3 +64,15 @@ def test_brand_values_reach_the_package():
     assert pdf[:2] == [f"{ring.stroke:g}", "w"] and pdf[2:5] == [f"{ring.cx + ring.r:g}", f"{ring.cy:g}", "m"]
     assert pdf[-1] == "f" and f"{core.cx + core.r:g}" in pdf
     assert logo_path("ps") in text and logo_path("pdf") in text
+
+
+def test_render_is_a_developers_command_not_a_users(tmp_path):
+    """`pithtex --help` lists what a user can run; render (a checkout's generated files) is
+    `make render`, and its errors are still one line, with --json a JSON error."""
+    listed = pithtex_cli("--help").stdout
+    assert "render" not in listed and "  sty " in listed
+    refused = assert_clean_error(pithtex_cli("render"))
+    assert "invalid choice: 'render'" in refused
+    missing = render_cli("--root", str(tmp_path / "missing"), "--json")
+    assert missing.returncode == 2 and '"exit_code": 2' in missing.stdout, missing.stdout + missing.stderr
+    assert render_cli("--help").stdout.startswith("usage: python -m pithtex.cli.render")

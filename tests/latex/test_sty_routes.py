@@ -8,23 +8,17 @@ from __future__ import annotations
 
 import pytest
 
+from pithtex.latex import options
+
 from ..conftest import BODY, URL, example_paper
 from ..texrun import compile_tex, read_facts
 
-CLASSES = ("article", "amsart", "revtex4-2", "IEEEtran", "acmart", "elsarticle", "llncs", "cas-dc", "scrartcl",
-           "beamer")
+CLASSES = options.CLASS_NAMES  # the supported classes' table
 # arXiv's three routes plus LuaLaTeX everywhere; latex -> dvipdfmx on two classes.
 CASES = [(c, r) for c in CLASSES for r in ("pdflatex", "dvips", "xelatex", "lualatex")]
 CASES += [("article", "dvipdfmx"), ("revtex4-2", "dvipdfmx"), ("acmart", "dvipdfmx")]
 # Where the log says the badge went (tests/latex/test_sty_placement.py reads the positions).
-PLACED = dict.fromkeys(CLASSES, "after \\maketitle") | {
-    "revtex4-2": "at the end of revtex's title block",              # reprint
-    "IEEEtran": "in the title block across both columns",           # conference
-    "acmart": "in the title block across both columns",             # sigconf
-    "cas-dc": "in the title block across both columns",             # flush left
-    "scrartcl": "under the date on the title page",                 # titlepage=true
-    "beamer": "under the date in beamer's title page",              # in the title frame
-}
+PLACED = {c.name: c.placed for c in options.CLASSES}
 
 
 @pytest.mark.parametrize(("cls", "route"), CASES, ids=[f"{c}-{r}" for c, r in CASES])

@@ -143,11 +143,11 @@ def counting(owner, name, what):
     setattr(owner, name, wrapped)
 
 import pypdfium2
-import pithtex.client
+import pithtex.target
 import pithtex.pdf.reader
 counting(pypdfium2.PdfDocument, "__init__", "renderer")
 counting(pithtex.pdf.reader.PdfFile, "__init__", "reader")
-counting(pithtex.client, "_header_says_pdf", "header")
+counting(pithtex.target, "_header_says_pdf", "header")
 from pithtex.cli import main
 try:
     code = main(sys.argv[2:])

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pithtex.latex.options import CLASS_NAMES
 from pithtex.pdf import titles
 from pithtex.pdf.page import read_page_one, shows_title, title_lines
 from pithtex.pdf.shown import shown_of
@@ -211,8 +212,7 @@ def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
                            if line.startswith("import time:")}
 
 
-EXAMPLE_CLASSES = ["IEEEtran", "acmart", "amsart", "article", "beamer", "cas-dc", "elsarticle", "llncs", "revtex4-2",
-                   "scrartcl"]
+EXAMPLE_CLASSES = list(CLASS_NAMES)
 
 
 @pytest.mark.slow

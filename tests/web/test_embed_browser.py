@@ -138,19 +138,19 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("theme", list(webassets.brand.THEMES))
 def test_every_segment_holds_wcag_aa_contrast(theme):
-    colours = badgeshape.theme_table(webassets.brand.THEMES[theme])
+    t = webassets.brand.THEMES[theme]
+    colours = badgeshape.theme_table(t)
     pairs = [("labelBg", "labelFg"), ("messageBg", "messageFg")]
     pairs += [(f"{state}Bg", "messageFg") for state in ("verified", "invalid", "unchecked", "checking")]
     for bg, fg in pairs:
         assert contrast(colours[bg], colours[fg]) >= 4.5, (theme, bg, colours[bg], colours[fg])
     # a key the page added: its own colour, never the registry's green, at AA with the same text colour
-    page_key = webassets.PAGE_KEY_BG[theme]
+    page_key = t.page_key_bg.hex
     assert contrast(page_key, colours["messageFg"]) >= 4.5
     assert page_key not in (colours["verifiedBg"], colours["messageBg"])
-    panel_bg, text, _, link = webassets.PANEL_COLOURS[theme]
-    assert contrast(panel_bg, text) >= 4.5 and contrast(panel_bg, link) >= 4.5
+    assert contrast(t.panel_bg.hex, t.panel_fg.hex) >= 4.5 and contrast(t.panel_bg.hex, t.panel_link.hex) >= 4.5
 
 
 def test_badge_does_not_import_the_web_assets():

@@ -1,0 +1,23 @@
+"""Options several commands share, each said once: its name, its help and how its text becomes a value."""
+
+from __future__ import annotations
+
+from ..value import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from argparse import ArgumentParser
+
+
+def add_resolver_options(parser: ArgumentParser) -> None:
+    """--base-url and --keys, for every command that asks the resolver."""
+    from ..brand import BASE_URL
+
+    parser.add_argument("--base-url", metavar="URL", help=f"the resolver (default $PITH_BASE_URL or {BASE_URL})")
+    parser.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
+
+
+def add_password(parser: ArgumentParser) -> None:
+    """--password, for every command that opens an encrypted PDF: its UTF-8 bytes (None: the empty
+    user password is tried)."""
+    parser.add_argument("--password", metavar="PW", type=str.encode,
+                        help="the password of an encrypted PDF (user or owner)")
