@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .number import PithNumber
     from .pdf.facts import Facts
     from .pdf.seen import PageOne
-    from .pdf.shown import Shown
+    from .pdf.view import PageView
     from .resolver import Fetched, Resolver
     from .stamping import Stamped, StampPlan
     from .trust import KeyRing
@@ -238,15 +238,19 @@ class Client:
         return Verification(report, fetched.document, f"{asked.prefixed} via {fetched.url}", asked, number)
 
     def verify_pdf(self, path: str | Path, *, record: str | Path | None = None, title: str | None = None,
-                   expect: PithNumber | str | None = None, password: bytes | None = None) -> Verification:
+                   expect: PithNumber | str | None = None, password: bytes | None = None,
+                   view: PageView | None = None) -> Verification:
         """A PDF: the record of the number it carries, or (none carried) of the arXiv paper it
         shows (arXiv's stamp, its own link or DOI), or `record`; verified, and the PDF shown to
-        be that paper (its visible title; the stamp's id and version are the record's)."""
+        be that paper (its visible title; the stamp's id and version are the record's). `view`:
+        the PDF as already read (pdf/view.py), not read again."""
         from . import verify as verifying
 
         path = Path(path)
-        facts, shown, page = _read_pdf(path, password)
-        shows = identify_page(facts, page)
+        if view is None:
+            view = _read_pdf(path, password)
+        facts, shown = view.facts, view.shown
+        shows = identify_page(facts, view.page)
         carried, wanted, once = _carried(facts, path), as_number_or_none(expect), _Once(self.keys, title)
         if wanted is not None and carried is not None and wanted.body != carried.body:
             raise PithError(f"{path} is {carried.body}, but the number expected is {wanted.body}")
@@ -319,12 +323,14 @@ class Client:
 
         return stamp(plan, progress)
 
-    def _verify_shown(self, path: Path, password: bytes | None) -> Verification | None:
-        """A PDF verified by the arXiv paper it shows; None when it shows none of its own."""
-        facts, _shown, page = _read_pdf(path, password)
-        if identify_page(facts, page) is None:
+    def _verify_shown(self, path: Path, password: bytes | None, view: PageView | None = None) -> Verification | None:
+        """A PDF verified by the arXiv paper it shows; None when it shows none of its own.
+        `view`: the PDF as already read (pdf/view.py), not read again."""
+        if view is None:
+            view = _read_pdf(path, password)
+        if identify_page(view.facts, view.page) is None:
             return None
-        return self.verify_pdf(path, password=password)
+        return self.verify_pdf(path, password=password, view=view)
 
     def badge(self, target: str | Path | PithNumber | ArxivId, *, record: str | Path | None = None) -> Badge:
         """The badge of what `target` names, its state from one verification: a PDF's (its
@@ -448,17 +454,16 @@ def _worker_verdict(path: Path, password: bytes | None) -> FileVerdict:
     return _WORKER._verdict(path, password)
 
 
-def _read_pdf(path: Path, password: bytes | None) -> tuple[Facts, Shown, PageOne]:
-    """A PDF's pith facts (refused when it is locked), what it shows as its title, and page 1
-    as a reader sees it; a web page saved as .pdf is refused in one sentence."""
+def _read_pdf(path: Path, password: bytes | None) -> PageView:
+    """A PDF read once (pdf/view.py: its pith facts, what it shows as its title, page 1 as a
+    reader sees it), refused when it is locked; a web page saved as .pdf is refused in one sentence."""
     from .pdf.facts import refuse_locked
-    from .pdf.seen import PageOne
-    from .pdf.shown import facts_and_shown
+    from .pdf.view import read_view
 
     is_pdf(path)
-    facts, shown = facts_and_shown(path, password)
-    refuse_locked(facts, path)
-    return facts, shown, shown.page or PageOne(problem=shown.problem)
+    view = read_view(path, password)
+    refuse_locked(view.facts, path)
+    return view
 
 
 def identify_page(facts: Facts, page: PageOne) -> Identity | None:

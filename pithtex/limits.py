@@ -48,3 +48,15 @@ def env_seconds(name: str, *, most: float, zero: bool = False) -> float | None:
     except ValueError:
         value = math.nan
     return min(usable_seconds(value, f"{name}={text!r}", zero=zero), most)
+
+
+# -- page 1 as a reader sees it (pithtex/pdf/page.py, pdfium.py, glyphs.py) ------------------------
+# Device pixels of page 1 rendered to check what its top part shows (twice: with and without
+# its text); a title band at 144 dpi is well under this.
+MAX_RENDER_PIXELS = 2_000_000
+# Form XObjects inside form XObjects on page 1: deeper is refused before PDFium parses it (a
+# real page nests a few; each level of a fan-out doubles what PDFium would hold).
+MAX_FORM_DEPTH = 12
+# Fonts whose text layer is checked against their glyph names, and ToUnicode map bytes read each.
+MAX_FONTS_CHECKED = 500
+MAX_TOUNICODE_BYTES = 256 * 1024

@@ -34,9 +34,11 @@ if TYPE_CHECKING:
         @property
         def report(self) -> Report: ...
 
+    from .pdf.view import PageView
+
     # A PDF's verification by what it shows (its arXiv stamp, link or DOI); None when it shows
-    # no paper of its own.
-    VerifyShown = Callable[[Path, bytes | None], Checked | None]
+    # no paper of its own. Given the PDF as already read (pdf/view.py), it does not read it again.
+    VerifyShown = Callable[[Path, bytes | None, PageView], Checked | None]
 
 
 class StampPlan(NamedTuple):
@@ -98,12 +100,12 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
 def _by_name(task: Task, verify: VerifyShown) -> Task:
     """A PDF stamped by name only: one that carries its number keeps it (the stamp completes
     what is missing); else its arXiv identity's record, which must verify, PDF and all."""
-    from .pdf.facts import facts_of
+    from .pdf.view import read_view
 
-    facts = facts_of(task.source, task.options.password, pages=1)
-    if facts.locked or facts.number is not None:
+    view = read_view(task.source, task.options.password)  # read once: `verify` reads this view
+    if view.facts.locked or view.facts.number is not None:
         return task
-    checked = verify(task.source, task.options.password)
+    checked = verify(task.source, task.options.password, view)
     if checked is None:
         return task  # nothing names its number: the stamp says so, as for any PDF
     if not checked.verified:
@@ -153,13 +155,13 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
     another paper, or cannot be told apart from one: refused, or with force stamped and said so.
     Files stamp cannot open are left to stamp's own error."""
     from .errors import UnreadablePdf
-    from .pdf.shown import facts_and_shown
+    from .pdf.view import read_view
     from .verify import PASS, check_paper
 
     warnings = []
     for src in sources:
         try:
-            facts, shown = facts_and_shown(src, password, pages=1)
+            facts, shown = read_view(src, password, pages=1)
         except UnreadablePdf:
             continue
         if facts.encryption is not None and not facts.encryption.opened:

@@ -33,7 +33,34 @@ def kind_of(target: str | Path) -> str:
 
 
 def is_pdf(path: Path) -> bool:
-    """Whether a file starts like a PDF or is named .pdf; InputError for a web page saved as .pdf."""
+    """Whether a file starts like a PDF or is named .pdf; InputError for a web page saved as .pdf.
+    Its first KiB is read once for the file asked last: the command line, the client and the
+    reader of the PDF each ask in turn."""
+    import os
+
+    from .errors import InputError
+
+    try:
+        status = os.stat(path)
+    except OSError:
+        return _header_says_pdf(path)
+    seen = (str(path), status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    if not _LAST_HEADER or _LAST_HEADER[0] != seen:
+        try:
+            answer: bool | InputError = _header_says_pdf(path)
+        except InputError as exc:
+            answer = exc
+        _LAST_HEADER[:] = [seen, answer]  # one file's: a folder of 600 holds no more than one of 60
+    last = _LAST_HEADER[1]
+    if isinstance(last, InputError):
+        raise InputError(str(last))
+    return bool(last)
+
+
+_LAST_HEADER: list[object] = []
+
+
+def _header_says_pdf(path: Path) -> bool:
     from .errors import InputError
     from .files import open_input
     from .pdf.reader import html_problem

@@ -321,6 +321,9 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
                          f"on page 1, the record's title {_quoted(wanted)} is not page 1's title")
     if titles.shows(wanted, heading):
         return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})")
+    if titles.with_subtitle(wanted, heading):
+        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title, with a subtitle "
+                     f"inserted: {_quoted(heading)} ({how})")
     return Check(UNKNOWN, _not_shown(wanted, shown, named))
 
 

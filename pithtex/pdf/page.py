@@ -19,8 +19,10 @@ refused, as PDFium would hold ~30 bytes of memory for each byte of tiny text run
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from ..limits import MAX_FONTS_CHECKED, MAX_FORM_DEPTH
 from ..value import TYPE_CHECKING
 from .errors import Oversize, PdfSyntaxError
 from .objects import Ref, Stream
@@ -86,7 +88,7 @@ def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFi
     `opened`: the same file, already open in pithtex's reader (its objects are not parsed again)."""
     try:
         hidden_groups = _measure(path, password, opened)
-    except _TooMuch as exc:
+    except (_TooMuch, _Untrue) as exc:
         return PageOne(problem=str(exc))
     except READ_FAILURES as exc:
         return PageOne(problem=f"page 1 cannot be read ({type(exc).__name__}: {exc})"[:200])
@@ -97,6 +99,10 @@ def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFi
 
 class _TooMuch(Exception):
     pass
+
+
+class _Untrue(Exception):
+    """A font on page 1 whose text layer says other letters than its glyphs draw."""
 
 
 def _measure(path: str | Path, password: bytes | None, opened: PdfFile | None) -> Hidden:
@@ -118,17 +124,61 @@ def _measure_in(pdf: PdfFile) -> Hidden:
     _ref, page, inherited = first
     budget = [MAX_CONTENT, MAX_PAINTS]
     contents = pdf.resolve(page.get("Contents"))
-    for item in contents if isinstance(contents, list) else [contents]:
-        _spend(pdf, pdf.resolve(item), budget)
-    forms_off = _forms(pdf, pdf.resolve(inherited.get("Resources")), budget, off, set(), 0)
+    data = b"\n".join(_spend(pdf, pdf.resolve(item), budget)
+                      for item in (contents if isinstance(contents, list) else [contents]))
+    fonts: dict[int, Any] = {}
+    decoded: dict[int, bytes] = {}
+    resources = pdf.resolve(inherited.get("Resources"))
+    forms_off = _forms(pdf, resources, budget, off, set(), 0, fonts, decoded)
+    _drawn(pdf, data, resources, decoded, {})
     names = frozenset(_name(pdf, ref) for ref in off.values())
-    return Hidden(names - {""}, forms_off)
+    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts))
 
 
-def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
-    """Take a content stream's decoded size from budget[0], its painting operators from budget[1]."""
+def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
+    """The base font names of the fonts page 1 may use whose text layer says other letters than
+    their glyphs draw (pithtex/pdf/glyphs.py): no text in a font of that name counts. One
+    without a name leaves nothing to tell its text by: _Untrue, the page is not read."""
+    from .glyphs import lies
+
+    untrue = set()
+    for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
+        lie = lies(pdf, font)
+        if lie is None:
+            continue
+        named = font.get("BaseFont") if isinstance(font, dict) else None
+        if not isinstance(named, str) or not named:
+            raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), so "
+                          "its text is not what a reader sees")
+        untrue.add(named)
+    return frozenset(untrue)
+
+
+def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any], budget: list[int]) -> None:
+    """Gather the fonts `resources` names; a Type 3 font's glyph procedures are content PDFium
+    parses too, so they spend the budget like the page's own content."""
+    table = pdf.resolve(resources.get("Font"))
+    for value in (table.values() if isinstance(table, dict) else []):
+        if len(fonts) >= MAX_FONTS_CHECKED:
+            return
+        font = pdf.resolve(value)
+        if not isinstance(font, dict):
+            continue
+        key = value.num if isinstance(value, Ref) else id(font)
+        if key in fonts:
+            continue
+        fonts[key] = font
+        procs = pdf.resolve(font.get("CharProcs")) if font.get("Subtype") == "Type3" else None
+        for proc in list(procs.values())[:256] if isinstance(procs, dict) else []:
+            _spend(pdf, pdf.resolve(proc), budget)
+
+
+def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> bytes:
+    """Take a content stream's decoded size from budget[0], its painting operators from budget[1];
+    its decoded bytes (empty when it does not decode)."""
+    data = b""
     if not isinstance(stream, Stream):
-        return
+        return data
     try:
         data = decode_stream(stream, limit=budget[0] + 1)
         size = len(data)
@@ -144,19 +194,58 @@ def _spend(pdf: PdfFile, stream: Any, budget: list[int]) -> None:
         raise _TooMuch(f"page 1's content is over {MAX_CONTENT // (1024 * 1024)} MiB decoded, too much to read "
                        "for what it shows")
     if budget[1] < 0:
-        raise _TooMuch(f"page 1 draws over {MAX_PAINTS:,} text runs and shapes, too many to read for what it shows")
+        raise _TooMuch(_TOO_MANY_PAINTS)
+    return data
+
+
+_TOO_MANY_PAINTS = f"page 1 draws over {MAX_PAINTS:,} text runs and shapes, too many to read for what it shows"
+
+
+def _drawn(pdf: PdfFile, data: bytes, resources: Any, decoded: dict[int, bytes], memo: dict[int, int]) -> int:
+    """How many objects drawing `data` makes PDFium hold: its painting operators, and each form
+    it draws as often as it draws it (a form drawn twice by a form drawn twice: four times),
+    each form's count worked out once. _TooMuch beyond MAX_PAINTS: a page of forms that fan out
+    (2,979 bytes drawing one form 2^24 times) is refused before PDFium parses it."""
+    total = sum(data.count(op) for op in _PAINTING)
+    xobjects = pdf.resolve(resources.get("XObject")) if isinstance(resources, dict) and b"Do" in data else None
+    if not isinstance(xobjects, dict):
+        return total
+    for m in re.finditer(_DO, data):
+        value = xobjects.get(m[1].decode("latin-1"))
+        if not isinstance(value, Ref) or value.num not in decoded:
+            continue  # an image, or a form past the depth _forms reads: its Do is counted above
+        if value.num not in memo:
+            memo[value.num] = 0  # a form that draws itself draws nothing more (PDFium stops the loop)
+            form = pdf.resolve(value)
+            inner = pdf.resolve(form.dict.get("Resources")) if isinstance(form, Stream) else None
+            memo[value.num] = _drawn(pdf, decoded[value.num], inner if isinstance(inner, dict) else resources,
+                                     decoded, memo)
+        total += memo[value.num]
+        if total > MAX_PAINTS:
+            raise _TooMuch(_TOO_MANY_PAINTS)
+    return total
+
+
+# compiled on first use (re caches it), not when the module is imported
+_DO = rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![A-Za-z])"
 
 
 # Content operators that each make a page object: text shown (Tj TJ ' "), paths painted, images.
 _PAINTING = (b"Tj", b"TJ", b"'", b'"', b" f", b"\nf", b" F", b" B", b" S", b"\nS", b"Do")
 
 
-def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref], seen: set[int], depth: int) -> bool:
-    """Spend the budget on each form XObject `resources` names (and theirs); True when one is
-    in optional content that is off."""
-    if not isinstance(resources, dict) or depth > 12:
+def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref], seen: set[int], depth: int,
+           fonts: dict[int, Any], decoded: dict[int, bytes]) -> bool:
+    """Spend the budget on each form XObject `resources` names (and theirs), keeping each one's
+    decoded content in `decoded` and gathering the fonts they name into `fonts`; True when a
+    form is in optional content that is off."""
+    if not isinstance(resources, dict):
         return False
+    _collect_fonts(pdf, resources, fonts, budget)
     xobjects = pdf.resolve(resources.get("XObject"))
+    if depth > MAX_FORM_DEPTH and isinstance(xobjects, dict) and xobjects:
+        # not measured, PDFium would still parse them: forms nested this deep are no title page's
+        raise _TooMuch(f"page 1 nests its forms over {MAX_FORM_DEPTH} deep, too deep to read for what it shows")
     hidden = False
     for value in (xobjects.values() if isinstance(xobjects, dict) else []):
         if isinstance(value, Ref):
@@ -166,10 +255,12 @@ def _forms(pdf: PdfFile, resources: Any, budget: list[int], off: dict[int, Ref],
         form = pdf.resolve(value)
         if not isinstance(form, Stream) or form.dict.get("Subtype") != "Form":
             continue
-        _spend(pdf, form, budget)
+        data = _spend(pdf, form, budget)
+        if isinstance(value, Ref):
+            decoded[value.num] = data
         oc = form.dict.get("OC")
         hidden |= isinstance(oc, Ref) and (oc.num in off or _ocmd(pdf, oc))
-        hidden |= _forms(pdf, pdf.resolve(form.dict.get("Resources")), budget, off, seen, depth + 1)
+        hidden |= _forms(pdf, pdf.resolve(form.dict.get("Resources")), budget, off, seen, depth + 1, fonts, decoded)
     return hidden
 
 

@@ -17,6 +17,7 @@ import ctypes
 import math
 import re
 
+from ..limits import MAX_FORM_DEPTH, MAX_RENDER_PIXELS
 from ..value import TYPE_CHECKING, NamedTuple
 from . import seen as pg
 
@@ -30,6 +31,9 @@ SAME_COLOUR = 24
 MIN_ALPHA = 26
 WHITE = (255, 255, 255)
 Colour = tuple[int, int, int]
+# An affine matrix (a, b, c, d, e, f) as PDF writes it: x' = a x + c y + e, y' = b x + d y + f.
+Matrix = tuple[float, float, float, float, float, float]
+IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 _INVISIBLE_MODES = (3, 7)
 # White space as the text page has it. Not str.isspace(): that takes 0x1C-0x1F too, which a TeX
 # font without a ToUnicode map uses for ligatures (T1's "fi" is 0x1C).
@@ -63,6 +67,7 @@ class _Scene:
         self.texts: dict[int, _Text] = {}
         self.fills: list[_Fill] = []
         self.count = 0
+        self.handles: dict[int, Any] = {}  # each text object's PDFium handle, by address: hidden to render without it
 
 
 def preload() -> None:
@@ -76,6 +81,7 @@ def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) ->
     try:
         # pypdfium2 hands PDFium a str password as UTF-8: the same bytes, for a UTF-8 password
         doc = pdfium.PdfDocument(str(path), password=password.decode("utf-8") if password else None)
+        doc.init_forms()  # before a page is loaded: form fields are then drawn as a viewer draws them
     except UnicodeDecodeError:
         return pg.PageOne(problem="PDFium takes only a UTF-8 password: page 1 was not read")
     except pdfium.PdfiumError as exc:
@@ -123,34 +129,219 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     body = _body_size(pieces, box)
     floor = max(pg.MIN_SIZE, body * pg.SMALL_SHARE)
     small = sum(piece.ink for piece in pieces if piece.ink and piece.size < floor)
-    lines = _lines([piece for piece in pieces if not piece.ink or piece.size >= floor])
-    return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small)
+    pieces = [piece for piece in pieces if not piece.ink or piece.size >= floor]
+    pieces, covered = _rendered(raw, doc, page, scene, pieces, body)
+    lines = _lines(pieces)
+    return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small + covered)
+
+
+# A character of page 1's top part (where its title is) counts only where the page, rendered
+# as a viewer draws it (annotations' and form fields' appearances on top, optional content as
+# shown on screen, clip paths, soft masks), changes when that character is taken away: so
+# nothing drawn later covers it, no clip or hidden layer removes it, and it stands out from
+# what lies beneath. INK_LEVEL: the grey levels (of 255) a pixel must change by to be ink a
+# reader sees; INK_SHARE: the share of the character's box that must change.
+INK_LEVEL = 40
+INK_SHARE = 0.03
+
+
+def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece],
+              body: float) -> tuple[list[_Piece], int]:
+    """The pieces with the top part's characters that the rendered page does not show taken
+    out, and how many were taken out. Only what can be the title is checked: the display text
+    (at least TITLE_OVER_BODY times the body size); and where none of it is seen, the block of
+    body-size lines at the top, which is then the title (page.title_lines)."""
+    display = [i for i, piece in enumerate(pieces)
+               if piece.ink and piece.obj and piece.size >= body * pg.TITLE_OVER_BODY]
+    unseen = _unseen(raw, doc, page, scene, pieces, display)
+    if len(unseen) == len(display):
+        body_size = [i for i, piece in enumerate(pieces) if piece.ink and piece.obj and i not in unseen
+                     and piece.size >= body * 0.95]
+        highest = max((pieces[i].bbox[3] for i in body_size), default=0.0)
+        # the top block: at most TOP_BLOCK lines, each with its gap (page.py), and then some
+        reach = highest - body * (pg.TOP_BLOCK + 1) * 2.5
+        unseen |= _unseen(raw, doc, page, scene, pieces, [i for i in body_size if pieces[i].bbox[3] >= reach])
+    return [piece for i, piece in enumerate(pieces) if i not in unseen], len(unseen)
+
+
+def _unseen(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece], checked: list[int]) -> set[int]:
+    """Which of the `checked` pieces (one character each) the rendered page does not show."""
+    if not checked:
+        return set()
+    region = _union([pieces[i].bbox for i in checked])
+    area = max((region[2] - region[0]) * (region[3] - region[1]), 1.0)
+    scale = min(RENDER_SCALE, math.sqrt(MAX_RENDER_PIXELS / area))
+    view = _Device(raw, page, scale, region)
+    if view.width <= 0 or view.height <= 0:
+        return set(checked)
+    before = view.render(doc)
+    from PIL import ImageChops
+
+    ink: dict[int, Any] = {}  # each object's pixels that changed when it (and its group) was taken away
+    boxes = {i: view.box(pieces[i].bbox) for i in checked}
+    for group in _apart(boxes, pieces):
+        after = _without(raw, doc, view, [scene.handles[address] for address in group])
+        changed = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
+        ink.update(dict.fromkeys(group, changed.tobytes()))
+    return {i for i in checked if not _inked(ink[pieces[i].obj], view.width, view.height, boxes[i])}
+
+
+# Renderings of page 1 without some of its text, at most: objects whose characters touch are
+# taken away in different renderings (an author line's ascenders would else count as the ink of
+# a hidden title's descenders above it); beyond this many, the rest share the last one.
+MAX_RENDER_PASSES = 6
+
+
+def _apart(chars: dict[int, tuple[int, int, int, int]], pieces: list[_Piece]) -> list[list[int]]:
+    """The checked characters' text objects (`chars`: each character's pixel box, by its
+    piece) in groups whose characters' boxes do not touch."""
+    boxes: dict[int, tuple[int, int, int, int]] = {}
+    for i, (left, top, right, bottom) in chars.items():
+        had = boxes.get(pieces[i].obj, (left, top, right, bottom))
+        boxes[pieces[i].obj] = (min(had[0], left), min(had[1], top), max(had[2], right), max(had[3], bottom))
+    groups: list[list[int]] = []
+    for address, box in boxes.items():
+        for group in groups:
+            if not any(_touch(box, boxes[other]) for other in group):
+                group.append(address)
+                break
+        else:
+            if len(groups) < MAX_RENDER_PASSES:
+                groups.append([address])
+            else:
+                groups[-1].append(address)
+    return groups
+
+
+def _touch(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]
+
+
+def _without(raw: Any, doc: Any, view: _Device, handles: list[Any]) -> Any:
+    """The region rendered with these text objects made invisible (each keeps a clipping mode's
+    clip, so what it clips is drawn as before), then shown again."""
+    modes = []
+    try:
+        for handle in handles:
+            mode = raw.FPDFTextObj_GetTextRenderMode(handle)
+            modes.append((handle, mode))
+            raw.FPDFTextObj_SetTextRenderMode(handle, 7 if mode >= 4 else 3)
+        return view.render(doc)
+    finally:
+        for handle, mode in modes:
+            raw.FPDFTextObj_SetTextRenderMode(handle, mode)
+
+
+# The rendered region: at most RENDER_SCALE device pixels a point, and MAX_RENDER_PIXELS in all.
+RENDER_SCALE = 2.0
+
+
+class _Device:
+    """Page 1 rendered as a viewer draws it, at `scale`, cut to `region` (page points)."""
+
+    def __init__(self, raw: Any, page: Any, scale: float, region: pg.Box) -> None:
+        self.raw, self.page = raw, page
+        self.size = (max(int(raw.FPDF_GetPageWidthF(page.raw) * scale), 1),
+                     max(int(raw.FPDF_GetPageHeightF(page.raw) * scale), 1))
+        self.to_device = self._mapping()
+        self.x0, self.y0 = 0, 0
+        left, top, right, bottom = self.box(region)
+        self.x0, self.y0 = max(left - 2, 0), max(top - 2, 0)
+        self.width = min(right + 2, self.size[0]) - self.x0
+        self.height = min(bottom + 2, self.size[1]) - self.y0
+
+    def _mapping(self) -> Matrix:
+        """The page-to-pixel matrix PDFium renders with (its page rotation and crop box
+        included), asked once at 1,024 times the size so its whole pixels are exact enough."""
+        fine = 1024
+        x, y = ctypes.c_int(), ctypes.c_int()
+        points = []
+        for px, py in ((0.0, 0.0), (100.0, 0.0), (0.0, 100.0)):
+            self.raw.FPDF_PageToDevice(self.page.raw, 0, 0, self.size[0] * fine, self.size[1] * fine, 0, px, py, x, y)
+            points.append((x.value / fine, y.value / fine))
+        (ox, oy), (ax, ay), (bx, by) = points
+        return ((ax - ox) / 100, (ay - oy) / 100, (bx - ox) / 100, (by - oy) / 100, ox, oy)
+
+    def box(self, box: pg.Box) -> tuple[int, int, int, int]:
+        """`box` (page points) in the rendered region's whole pixels."""
+        left, top, right, bottom = _mapped_box(self.to_device, box)
+        return (math.floor(left) - self.x0, math.floor(top) - self.y0, math.ceil(right) - self.x0,
+                math.ceil(bottom) - self.y0)
+
+    def render(self, doc: Any) -> Any:
+        """The region in grey levels (a PIL image): the page, its annotations, its form fields."""
+        from PIL import Image
+
+        raw = self.raw
+        bitmap = raw.FPDFBitmap_Create(self.width, self.height, 0)
+        if not bitmap:
+            raise MemoryError("PDFium could not make a bitmap to render page 1 in")
+        try:
+            raw.FPDFBitmap_FillRect(bitmap, 0, 0, self.width, self.height, 0xFFFFFFFF)
+            flags = raw.FPDF_ANNOT | raw.FPDF_GRAYSCALE
+            args = (-self.x0, -self.y0, self.size[0], self.size[1], 0, flags)
+            raw.FPDF_RenderPageBitmap(bitmap, self.page.raw, *args)
+            if doc.formenv:
+                raw.FPDF_FFLDraw(doc.formenv.raw, bitmap, self.page.raw, *args)
+            stride = raw.FPDFBitmap_GetStride(bitmap)
+            data = ctypes.string_at(raw.FPDFBitmap_GetBuffer(bitmap), stride * self.height)
+        finally:
+            raw.FPDFBitmap_Destroy(bitmap)
+        rows = data if stride == 4 * self.width else b"".join(
+            data[row * stride: row * stride + 4 * self.width] for row in range(self.height))
+        return Image.frombytes("L", (self.width, self.height), rows[0::4])  # grey: one channel says it
+
+
+def _inked(ink: bytes, width: int, height: int, box: tuple[int, int, int, int]) -> bool:
+    """Enough of the pixels in `box` changed (`ink`: the changed pixels, 255 a row of `width`)."""
+    left, top, right, bottom = box
+    area = max(right - left, 1) * max(bottom - top, 1)
+    # a pixel more on each side: a rule or a hyphen's box may be thinner than one pixel
+    left, right = max(left - 1, 0), min(right + 1, width)
+    changed = sum(ink.count(255, row * width + left, row * width + right)
+                  for row in range(max(top - 1, 0), min(bottom + 1, height)))
+    return changed >= max(1.0, INK_SHARE * area)
+
+
+def _union(boxes: list[pg.Box]) -> pg.Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
-          hidden: pg.Hidden, scene: _Scene) -> None:
+          hidden: pg.Hidden, scene: _Scene, outer: Matrix = IDENTITY, depth: int = 0) -> None:
+    """The objects in paint order. PDFium gives an object inside a form XObject its bounds,
+    matrix and clip in the form's own space: `outer` (the forms' matrices so far) takes them
+    to the page, so a title drawn through a form scaled to 0.02 is the 0.5 pt a reader sees."""
     for obj in objects:
         scene.count += 1
         if scene.count > pg.MAX_OBJECTS:
             return
         kind = raw.FPDFPageObj_GetType(obj)
-        here = _intersect(clip, _clip_box(raw, obj))
+        here = _intersect(clip, _mapped(outer, _clip_box(raw, obj)))
         off = in_hidden or _marked_off(raw, obj, hidden)
         if kind == raw.FPDF_PAGEOBJ_FORM:
+            if depth > MAX_FORM_DEPTH:
+                scene.count = pg.MAX_OBJECTS + 1  # refused whole, like a page of too many objects
+                return
             children = [raw.FPDFFormObj_GetObject(obj, i) for i in range(raw.FPDFFormObj_CountObjects(obj))]
-            _walk(raw, children, here, off or hidden.forms_off, hidden, scene)
+            _walk(raw, children, here, off or hidden.forms_off, hidden, scene,
+                  _compose(_matrix(raw, obj), outer), depth + 1)
         elif kind == raw.FPDF_PAGEOBJ_TEXT:
             mode = raw.FPDFTextObj_GetTextRenderMode(obj)
             colour, transparent = _colour(raw, obj, stroke=mode in _STROKE_ONLY)
             if transparent and mode in _FILL_AND_STROKE:
                 colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
-            size, squeezed = _size(raw, obj)
-            visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed)
-            scene.texts[_address(obj)] = _Text(visible, colour, here, scene.count, _bounds(raw, obj), size)
+            size, squeezed = _size(raw, obj, outer)
+            untrue = bool(hidden.untrue_fonts) and _font_name(raw, obj) in hidden.untrue_fonts
+            visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed or untrue)
+            address = _address(obj)
+            scene.texts[address] = _Text(visible, colour, here, scene.count, _mapped_box(outer, _bounds(raw, obj)),
+                                         size)
+            scene.handles[address] = obj
         elif not off and kind in (raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE):
             fill, covers = _opaque_fill(raw, obj, kind == raw.FPDF_PAGEOBJ_IMAGE)
             if covers:
-                box = _bounds(raw, obj)
+                box = _mapped_box(outer, _bounds(raw, obj))
                 scene.fills.append(_Fill(_intersect(here, box) or box, fill, scene.count))
 
 
@@ -231,6 +422,7 @@ class _Piece(NamedTuple):
     size: float
     bbox: pg.Box
     ink: int  # how many of its characters are not white space
+    obj: int = 0  # the address of the text object that drew it, when it is one character to render-check
 
 
 def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_Piece], str | None, int]:
@@ -254,9 +446,13 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
     unseen = 0
     band_edge = box[0] + pg.STAMP_BAND
     # each object's text, state and whether it lies in arXiv's stamp band, looked up once a character
-    table = {address: (text, states.get(address, HIDDEN), text.bbox[2] <= band_edge)
+    middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
+    # each object's text, state, whether it lies in arXiv's stamp band, and whether it reaches
+    # into the top part (where the title is: its characters are read one by one, each to be
+    # checked on the rendered page)
+    table = {address: (text, states.get(address, HIDDEN), text.bbox[2] <= band_edge, text.bbox[3] >= middle)
              for address, text in scene.texts.items()}
-    nothing = (None, HIDDEN, False)
+    nothing = (None, HIDDEN, False, False)
 
     def flush() -> None:
         nonlocal run, ink
@@ -265,7 +461,8 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
         run, ink = [], 0
 
     for i, char in enumerate(chars):
-        text, state, in_band = table.get(object_of(handle, i) or 0, nothing)
+        address = object_of(handle, i) or 0
+        text, state, in_band, on_top = table.get(address, nothing)
         if char in _BLANK:
             if in_band:
                 band.append(" ")
@@ -279,18 +476,20 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
         if text is None or state == HIDDEN:
             unseen += 1
             continue
-        if state == CHECK:
+        alone = state == CHECK or (on_top and not in_band)
+        if alone:
             raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
             cbox = (left.value, bottom.value, right.value, top.value)
-            if not _seen(text, cbox, box, cells):
+            if state == CHECK and not _seen(text, cbox, box, cells):
                 unseen += 1
                 continue
         if in_band:
             band.append(char)
             continue
-        if state == CHECK:
+        if alone:
             flush()
-            pieces.append(_Piece(char, text.size, cbox, 1))
+            owner = text  # the white space after it belongs to it
+            pieces.append(_Piece(char, text.size, cbox, 1, address if on_top else 0))
             continue
         if text is not owner:
             flush()
@@ -299,7 +498,10 @@ def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_P
         ink += 1
     flush()
     stamp = " ".join(part for part in "".join(band).split(" ") if part)
-    return pieces, stamp if "arxiv" in stamp.casefold() else None, unseen
+    # the stamp from where it starts: what the band holds before it (a figure's margin text,
+    # line numbers) is no part of it
+    start = stamp.casefold().find("arxiv")
+    return pieces, stamp[start:] if start >= 0 else None, unseen
 
 
 _NOWHERE: pg.Box = (0.0, 0.0, 0.0, 0.0)
@@ -480,6 +682,16 @@ def _uris(raw: Any, doc: Any, page: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _font_name(raw: Any, obj: Any) -> str:
+    """A text object's font's /BaseFont, as PDFium read it."""
+    font = raw.FPDFTextObj_GetFont(obj)
+    if not font:
+        return ""
+    buf = ctypes.create_string_buffer(256)
+    size = raw.FPDFFont_GetBaseFontName(font, buf, ctypes.sizeof(buf))
+    return buf.value.decode("latin-1") if 0 < size <= ctypes.sizeof(buf) else ""
+
+
 def _address(obj: Any) -> int:
     return ctypes.cast(obj, ctypes.c_void_p).value or 0
 
@@ -491,14 +703,48 @@ def _bounds(raw: Any, obj: Any) -> pg.Box:
     return (left.value, bottom.value, right.value, top.value)
 
 
-def _size(raw: Any, obj: Any) -> tuple[float, bool]:
-    """A text object's size as a reader sees it (its font size scaled by its matrix's vertical
-    axis), and whether it is squeezed to a sliver (its horizontal axis under a quarter of that)."""
-    size, m = ctypes.c_float(), raw.FS_MATRIX()
-    if not raw.FPDFTextObj_GetFontSize(obj, size) or not raw.FPDFPageObj_GetMatrix(obj, m):
+def _size(raw: Any, obj: Any, outer: Matrix) -> tuple[float, bool]:
+    """A text object's size as a reader sees it (its font size scaled by the vertical axis of
+    its matrix and the forms' it sits in), and whether it is squeezed to a sliver (its
+    horizontal axis under a quarter of that)."""
+    size = ctypes.c_float()
+    if not raw.FPDFTextObj_GetFontSize(obj, size):
         return 0.0, True
-    vertical, horizontal = math.hypot(m.c, m.d), math.hypot(m.a, m.b)
+    a, b, c, d, _e, _f = _compose(_matrix(raw, obj), outer)
+    vertical, horizontal = math.hypot(c, d), math.hypot(a, b)
     return abs(size.value) * vertical, horizontal < vertical / 4
+
+
+def _matrix(raw: Any, obj: Any) -> Matrix:
+    m = raw.FS_MATRIX()
+    if not raw.FPDFPageObj_GetMatrix(obj, m):
+        return IDENTITY
+    return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+
+def _compose(inner: Matrix, outer: Matrix) -> Matrix:
+    """`inner` then `outer`: a form's content matrix, then the matrix of where the form is drawn."""
+    a, b, c, d, e, f = inner
+    p, q, r, s, t, u = outer
+    return (a * p + b * r, a * q + b * s, c * p + d * r, c * q + d * s, e * p + f * r + t, e * q + f * s + u)
+
+
+def _mapped_box(m: Matrix, box: pg.Box) -> pg.Box:
+    """The page box around `box` once `m` maps it (its four corners)."""
+    if m == IDENTITY:
+        return box
+    if m[1] == 0 and m[2] == 0:  # no rotation: two corners say it
+        x0, x1, y0, y1 = m[0] * box[0] + m[4], m[0] * box[2] + m[4], m[3] * box[1] + m[5], m[3] * box[3] + m[5]
+        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+    xs, ys = [], []
+    for x, y in ((box[0], box[1]), (box[0], box[3]), (box[2], box[1]), (box[2], box[3])):
+        xs.append(m[0] * x + m[2] * y + m[4])
+        ys.append(m[1] * x + m[3] * y + m[5])
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _mapped(m: Matrix, box: pg.Box | None) -> pg.Box | None:
+    return None if box is None else _mapped_box(m, box)
 
 
 def _intersect(a: pg.Box | None, b: pg.Box | None) -> pg.Box | None:

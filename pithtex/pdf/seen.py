@@ -74,3 +74,5 @@ class Hidden(NamedTuple):
 
     names: frozenset[str]
     forms_off: bool
+    # base font names whose ToUnicode map says other letters than their glyphs (pdf/glyphs.py)
+    untrue_fonts: frozenset[str] = frozenset()

@@ -218,3 +218,25 @@ def readable(text: str) -> str:
     encoding today), other control characters dropped."""
     text = text.translate(_ENCODINGS[1])
     return "".join(c for c in text if c >= " " or c in "\t\n")
+
+
+def with_subtitle(title: str, heading: str) -> bool:
+    """True when `heading` (page 1's title lines) is `title` with one run of words inserted
+    inside it, and nothing else: "STaR: Self-Taught Reasoner Bootstrapping Reasoning With
+    Reasoning" for "STaR: Bootstrapping Reasoning With Reasoning". The run is at most as long as
+    the title; the title's words keep their order; no other text competes in the heading. A
+    title with TeX in it is only ever matched by `shows`."""
+    if "$" in title or "\\" in title:
+        return False
+    wanted = [word for word in marked(title).split(_MARK) if word]
+    if len(wanted) < 2 or sum(map(len, wanted)) < MIN_KEY:
+        return False
+    for page_key in page_keys(heading):
+        found = [word for word in page_key.split(_MARK) if word]
+        extra = len(found) - len(wanted)
+        if not 1 <= extra <= len(wanted):
+            continue
+        for k in range(1, len(wanted)):
+            if found[:k] == wanted[:k] and found[k + extra:] == wanted[k:]:
+                return True
+    return False

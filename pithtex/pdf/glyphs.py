@@ -1,0 +1,210 @@
+"""Does a font's text layer say the letters its glyphs draw? (issue 32, "visible means visible")
+
+A simple font names the glyph each code draws: by its `/Differences` encoding, or by a
+standard encoding (WinAnsi, MacRoman, Standard) where `/Differences` is silent. Its
+`/ToUnicode` map separately says which text each code is. A viewer draws the named glyph; a
+text extractor, and so pithtex, reads the map. A font whose map says other letters than its
+glyph names (glyphs that draw "Satoshi Nakamoto", a map that reads the record's title) shows
+a reader one text and pithtex another: such a page's text is not taken at its word.
+
+Only names that mean a letter are compared (`a`, `Eacute`, `fi`, `uni0041`, `seven`); a name
+without meaning (`g123`, a Type 3 font's `a0`) and composite (Type 0) fonts, whose codes
+name no glyph, say nothing here (docs/trust.md says what a forger can still do with them).
+Pure functions over pithtex's own reader's objects; `page.py` calls `lies` for each font page
+1 uses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..limits import MAX_TOUNICODE_BYTES
+from ..value import TYPE_CHECKING
+from .errors import Oversize, PdfSyntaxError
+from .objects import Stream
+from .reader import decode_stream
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .reader import PdfFile
+
+# Glyph names of the Adobe Glyph List whose text is a digit, and the letters AGL names apart.
+_NAMED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+          "eight": "8", "nine": "9", "germandbls": "ss", "ae": "ae", "AE": "AE", "oe": "oe", "OE": "OE",
+          "oslash": "o", "Oslash": "O", "dotlessi": "i", "dotlessj": "j", "lslash": "l", "Lslash": "L",
+          "eth": "d", "Eth": "D", "thorn": "th", "Thorn": "TH", "ff": "ff", "fi": "fi", "fl": "fl", "ffi": "ffi",
+          "ffl": "ffl", "dcroat": "d", "Dcroat": "D"}
+# A letter and an accent, as the Adobe Glyph List names accented letters (`eacute`, `Ccaron`).
+_ACCENTED = (r"([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|macron|breve|ogonek"
+                       r"|dotaccent|hungarumlaut|commaaccent)")
+_UNI = r"uni((?:[0-9A-F]{4})+)|u([0-9A-F]{4,6})"
+# The standard 14 fonts that draw letters: not embedded, they are drawn by the viewer's own
+# font of that name, so a standard encoding's code names the letter it draws.
+_STANDARD_TEXT = r"(Helvetica|Times|Courier|Arial|TimesNewRoman|CourierNew)\b[-,A-Za-z]*"
+_STANDARD_ENCODINGS = frozenset({"WinAnsiEncoding", "MacRomanEncoding", "StandardEncoding"})
+# Patterns are compiled on first use (re caches them), never when the module is imported.
+_SIMPLE = frozenset({"Type1", "MMType1", "TrueType"})
+
+
+def glyph_text(name: str) -> str | None:
+    """The text a glyph name means, by the Adobe Glyph List's rules for the names that spell
+    letters and digits (suffixes `.sc`, `.alt` dropped, `f_i` joined); None: no meaning known."""
+    parts = name.split(".", 1)[0].split("_")
+    out = []
+    for part in parts:
+        text = _part(part)
+        if text is None:
+            return None
+        out.append(text)
+    return "".join(out) or None
+
+
+def _part(part: str) -> str | None:
+    if len(part) == 1 and part.isascii() and part.isalpha():
+        return part
+    if part in _NAMED:
+        return _NAMED[part]
+    m = re.fullmatch(_ACCENTED, part)
+    if m:
+        return m[1]
+    m = re.fullmatch(_UNI, part)
+    if m:
+        if m[1]:
+            return "".join(chr(int(m[1][i:i + 4], 16)) for i in range(0, len(m[1]), 4))
+        code = int(m[2], 16)
+        return chr(code) if code <= 0x10FFFF else None
+    return None
+
+
+def lies(pdf: PdfFile, font: Any) -> str | None:
+    """How a simple font's ToUnicode map contradicts its glyph names ("code 0x41 draws the glyph
+    'S', its text layer says 'A'"), or None when it does not (or cannot be told)."""
+    font = pdf.resolve(font)
+    if not isinstance(font, dict) or font.get("Subtype") not in _SIMPLE:
+        return None
+    mapping = pdf.resolve(font.get("ToUnicode"))
+    if not isinstance(mapping, Stream):
+        return None
+    names = _glyph_names(pdf, font)
+    if not names:
+        return None
+    try:
+        data = decode_stream(mapping, limit=MAX_TOUNICODE_BYTES)
+    except (Oversize, PdfSyntaxError):
+        return None
+    from .titles import key
+
+    for code, text in _to_unicode(data).items():
+        name = names.get(code)
+        meant = glyph_text(name) if name is not None else None
+        if meant is None:
+            continue
+        drawn, read = key(meant), key(text)
+        if drawn and read and drawn != read:
+            return f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
+    return None
+
+
+def _glyph_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str]:
+    """The glyph name of each one-byte code the font names: its /Differences, and where the
+    encoding is a standard one (or the font a non-embedded standard font), the letters and
+    digits, whose codes every standard encoding gives their ASCII names."""
+    encoding = pdf.resolve(font.get("Encoding"))
+    base = encoding.get("BaseEncoding") if isinstance(encoding, dict) else encoding
+    names: dict[int, str] = {}
+    if base in _STANDARD_ENCODINGS or (base is None and _standard_font(pdf, font)):
+        names = {code: chr(code) for code in range(0x30, 0x7B) if chr(code).isalnum()}
+        names.update({code: name for code, name in zip(range(0x30, 0x3A), _DIGITS, strict=True)})
+    differences = pdf.resolve(encoding.get("Differences")) if isinstance(encoding, dict) else None
+    if isinstance(differences, list):
+        code = 0
+        for item in differences[:1024]:
+            item = pdf.resolve(item)
+            if isinstance(item, int):
+                code = item
+            elif isinstance(item, str) and 0 <= code < 256:
+                names[code] = item
+                code += 1
+    return names
+
+
+_DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _standard_font(pdf: PdfFile, font: dict[str, Any]) -> bool:
+    """A standard font a viewer supplies itself: named so, and not embedded."""
+    name = font.get("BaseFont")
+    if not isinstance(name, str) or not re.fullmatch(_STANDARD_TEXT, name):
+        return False
+    descriptor = pdf.resolve(font.get("FontDescriptor"))
+    if not isinstance(descriptor, dict):
+        return True
+    flags = pdf.resolve(descriptor.get("Flags"))
+    symbolic = isinstance(flags, int) and flags & 4 and not flags & 32
+    embedded = any(descriptor.get(key) is not None for key in ("FontFile", "FontFile2", "FontFile3"))
+    return not embedded and not symbolic
+
+
+_HEX = rb"<([0-9A-Fa-f\s]*)>|\[|\]|(begin|end)(bfchar|bfrange)"
+
+
+def _to_unicode(data: bytes) -> dict[int, str]:
+    """A ToUnicode CMap's one-byte codes and their text (bfchar and bfrange, arrays included)."""
+    out: dict[int, str] = {}
+    section: bytes | None = None
+    items: list[Any] = []
+    array: list[bytes] | None = None
+    for m in re.finditer(_HEX, data):
+        token = m.group(0)
+        if m.group(2):
+            section = m.group(3) if m.group(2) == b"begin" else None
+            items = []
+            continue
+        if section is None:
+            continue
+        if token == b"[":
+            array = []
+            continue
+        if token == b"]":
+            items.append(array or [])
+            array = None
+        elif array is not None:
+            array.append(_hex(m.group(1)))
+            continue
+        else:
+            items.append(_hex(m.group(1)))
+        wanted = 2 if section == b"bfchar" else 3
+        if len(items) == wanted:
+            _add(out, section, items)
+            items = []
+    return out
+
+
+def _add(out: dict[int, str], section: bytes, items: list[Any]) -> None:
+    if not all(isinstance(item, bytes) for item in items[:2]) or len(items[0]) != 1:
+        return  # codes of more than one byte: not a simple font's
+    low = items[0][0]
+    if section == b"bfchar":
+        if isinstance(items[1], bytes):
+            out[low] = _utf16(items[1])
+        return
+    high, target = items[1][0] if items[1] else low, items[2]
+    for offset, code in enumerate(range(low, min(high, 255) + 1)):
+        if isinstance(target, list):
+            if offset < len(target):
+                out[code] = _utf16(target[offset])
+        elif target:
+            out[code] = _utf16(target[:-2] + (int.from_bytes(target[-2:], "big") + offset).to_bytes(2, "big")
+                               if len(target) >= 2 else target)
+
+
+def _hex(text: bytes) -> bytes:
+    digits = b"".join(text.split())
+    if len(digits) % 2:
+        digits += b"0"
+    return bytes.fromhex(digits.decode("ascii"))
+
+
+def _utf16(data: bytes) -> str:
+    return data.decode("utf-16-be", "replace")
