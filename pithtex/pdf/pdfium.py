@@ -693,7 +693,9 @@ def _font_name(raw: Any, obj: Any) -> str:
 
 
 def _address(obj: Any) -> int:
-    return ctypes.cast(obj, ctypes.c_void_p).value or 0
+    # The pointer's value read from its own buffer: ctypes.cast would tie the two objects in a
+    # reference cycle that only the garbage collector frees (memory grew with files read).
+    return ctypes.c_void_p.from_buffer(obj).value or 0
 
 
 def _bounds(raw: Any, obj: Any) -> pg.Box:
