@@ -10,6 +10,9 @@ from __future__ import annotations
 
 # A Pith record: a file, stdin, or the record attached to a PDF; larger is not a record.
 MAX_RECORD_BYTES = 16 * 1024 * 1024
+# Characters all @string expansions of one .bib file may make together (a file of @strings
+# that double each other grows without bound otherwise).
+MAX_BIB_EXPANDED = 16 * 1024 * 1024
 # A PDF's XMP packet, decoded; larger is not metadata, and is refused before parsing.
 MAX_XMP_PACKET = 8 * 1024 * 1024
 # A resolver's answer, read by `pithtex verify`/`badge` and by pith-badge.js alike.

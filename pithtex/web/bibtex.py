@@ -18,10 +18,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import InputError
+from ..limits import MAX_BIB_EXPANDED
 
 # The month macros BibTeX predefines.
 MONTHS = {m: m for m in ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")}
-MAX_EXPANDED = 16 * 1024 * 1024  # characters all @string expansions of one file may make together
+MAX_EXPANDED = MAX_BIB_EXPANDED  # characters all @string expansions of one file may make together
 MAX_TITLE = 4096  # characters of a title decoded; a paper's title is a line or two
 MAX_DEPTH = 32  # brace nesting in a decoded field; a title nests two or three deep
 
