@@ -30,11 +30,7 @@ def test_a_mark_moved_into_a_footnote_is_not_the_end_of_the_block(tmp_path, rout
     """SIAM's \\maketitle splits each author at its \\thanks and makes the rest the note's
     text: the authors' end mark was typeset in the footnote at the page's foot, and the badge
     followed it there, under the notes."""
-    run = compile_fixture(tmp_path, "thanksend", route)
-    badge = the_badge(run.pdf)
-    words = page_words(run.pdf, 1)
-    assert badge.page == 1
-    assert_visible(badge)
+    _run, badge, words = placed(tmp_path, "thanksend", route)
     assert_under(badge, words, "lovelace", "abstract")
     assert all(badge.word.bottom < w.top for w in words_of(words, {"numbat"}))   # above the note
     assert_centred_on(badge, words, "quokka")
@@ -46,6 +42,16 @@ def pith_title(pdf) -> str | None:
 
     title = PdfReader(str(pdf)).metadata.get("/PithTitle")
     return None if title is None else str(title)
+
+
+def placed(tmp_path, fixture: str, route: str, passes: int = 2):
+    """A fixture compiled, its badge (on page 1, visible) and page 1's words."""
+    run = compile_fixture(tmp_path, fixture, route, passes=passes)
+    badge = the_badge(run.pdf)
+    words = page_words(run.pdf, 1)
+    assert badge.page == 1
+    assert_visible(badge)
+    return run, badge, words
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -79,11 +85,7 @@ def test_a_title_in_the_class_s_own_macros_is_found_and_the_first_run_stays_off_
     assert first_badge.page == 1
     assert_visible(first_badge)
     assert "Overfull \\hbox" not in first.log
-    run = compile_fixture(tmp_path, "ownmacros", route, passes=1)
-    badge = the_badge(run.pdf)
-    words = page_words(run.pdf, 1)
-    assert badge.page == 1
-    assert_visible(badge)
+    run, badge, words = placed(tmp_path, "ownmacros", route, passes=1)
     assert_under(badge, words, "numbat", "corresponding")   # under the affiliation
     assert_centred_on(badge, words, "quokka")
     assert "Overfull \\hbox" not in run.log
@@ -97,11 +99,7 @@ def test_the_fallback_stops_at_type_smaller_than_the_body_s(tmp_path, route):
     size, then followed the notes in \\scriptsize and the abstract's paragraphs after it, and
     put the badge in the abstract's frame. The block ends where type smaller than four fifths
     of the body's begins."""
-    run = compile_fixture(tmp_path, "setinplace", route)
-    badge = the_badge(run.pdf)
-    words = page_words(run.pdf, 1)
-    assert badge.page == 1
-    assert_visible(badge)
+    _run, badge, words = placed(tmp_path, "setinplace", route)
     assert_under(badge, words, "smith", "correspondence")
     assert all(badge.word.bottom < w.top for w in words_of(words, {"background:", "abstract"}))
     assert_flush_left_with(badge, words, "quokka")
@@ -114,10 +112,6 @@ def test_jinstpub_s_badge_goes_under_the_e_mail_line_not_between_title_and_autho
     and its \\maketitle ends with a new page for the contents: the badge after \\maketitle was on
     page 2, and position put it under the title, above the authors."""
     shutil.copy(FIXTURES / "jinstpub.sty", tmp_path / "jinstpub.sty")   # a stand-in, named as JINST's
-    run = compile_fixture(tmp_path, "jinstblock", route)
-    badge = the_badge(run.pdf)
-    words = page_words(run.pdf, 1)
-    assert badge.page == 1
-    assert_visible(badge)
+    _run, badge, words = placed(tmp_path, "jinstblock", route)
     assert_under(badge, words, "email", "abstract")
     assert_flush_left_with(badge, words, "quokka")
