@@ -316,16 +316,14 @@ def judge(paper: str, cls: str, engine: str, insert: str, base: Build, withpith:
 
 
 def check_placement(build: Build) -> dict | None:
-    """`pithtex check`'s own placement judgement on the PDF (pdfcheck.pith_checks with the
-    pages' words from pdftotext): the title it found, the badge, the faults (None: not judged)."""
-    from pithtex.arxiv import logparse, pdfcheck, sandbox
+    """`pithtex check`'s own placement judgement on the PDF (pdfcheck.pith_checks, the pages
+    read by the page view): the title it found, the badge, the faults (None: not judged)."""
+    from pithtex.arxiv import logparse, pdfcheck
 
     pdf = build.pdf
     if pdf is None:
         return None
-    limits = sandbox.Limits(pdf.parent)
-    shown, _ = pdfcheck.pith_checks(pdf, NUMBER, build.engine, notes=logparse.parse_log(build.log).badge_notes,
-                                    layout=lambda first, last: sandbox.page_layout(pdf, first, last, limits))
+    shown, _ = pdfcheck.pith_checks(pdf, NUMBER, build.engine, notes=logparse.parse_log(build.log).badge_notes)
     return shown.get("placement")
 
 

@@ -151,8 +151,7 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
             return run, None, found
         pdf = run.pdf
         pdf_facts, pdf_diags = pdfcheck.pith_checks(pdf, number, route, facts.badge, facts.metadata,
-                                                    run.log.badge_notes,
-                                                    lambda first, last: sandbox.page_layout(pdf, first, last, limits))
+                                                    run.log.badge_notes)
         return run, pdf_facts, found + pdf_diags
 
     if len(routes) == 1:

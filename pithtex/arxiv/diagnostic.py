@@ -22,6 +22,9 @@ class Diagnostic:
     route: str | None = None
     subject: str | None = None  # the file the finding is about, as TeX would name it
     main: str | None = None  # the top-level file whose compile found it (when there are several)
+    # The fault in the verdict's words when it says more than its rule's (Rule.verdict): "badge
+    # misplaced: between the title and the authors". Not in the JSON when empty.
+    says: str = ""
 
     @property
     def where(self) -> str:
@@ -30,12 +33,15 @@ class Diagnostic:
         return self.file or ""
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if not self.says:
+            del out["says"]
+        return out
 
 
 def error(rule: Rule, message: str, fix: str, file: str | None = None, line: int | None = None,
-          route: str | None = None, subject: str | None = None) -> Diagnostic:
-    return Diagnostic(_id(rule, ERROR), ERROR, message, fix, file, line, route, subject)
+          route: str | None = None, subject: str | None = None, says: str = "") -> Diagnostic:
+    return Diagnostic(_id(rule, ERROR), ERROR, message, fix, file, line, route, subject, says=says)
 
 
 def warning(rule: Rule, message: str, fix: str, file: str | None = None, line: int | None = None,

@@ -6,10 +6,10 @@ as the typed `Facts` it returns: Info, XMP, page 1's pith links with their recta
 grey text into the left margin of page 1, so nothing of ours may start in the left
 `brand.ARXIV_BAND` (40 pt) of the page.
 
-Where the badge sits is judged from the page itself (placement.py): given `layout`, a reader
-of the compiled pages' words (sandbox.page_layout runs pdftotext), the badge's text and link
-must be on the visible page, below the title's text and aligned with it, over no other word,
-and on the title's page. pith.sty's log line says which page to look at; the PDF decides.
+Where the badge sits is judged from the page itself (placement.py), read as `verify` reads a
+page (placement.read_page): the badge's text and link must be on the visible page, below the
+title block and above what follows it, aligned with the title, over no other text, out of
+arXiv's band. pith.sty's log line says which page to look at; the PDF decides.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    Layout = Callable[[int, int], str | None]  # (first page, last page) -> pdftotext's XHTML
+    Reader = Callable[[Path, int], placement.Page]  # (the PDF, a page's index) -> the page as read
 
 LEFT_BAND_PT = brand.ARXIV_BAND
 
@@ -55,7 +55,7 @@ def _shifted(link: Link, left: float) -> list[float] | None:
 
 def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
                 metadata: bool = True, notes: list[BadgeNote] | tuple[BadgeNote, ...] = (),
-                layout: Layout | None = None) -> tuple[dict[str, Any], list[Diagnostic]]:
+                read: Reader | None = placement.read_page) -> tuple[dict[str, Any], list[Diagnostic]]:
     """Facts about the compiled PDF and the errors that mean the pith metadata was lost.
 
     `badge` and `metadata` are what the paper asked pith for: no badge is expected with
@@ -66,19 +66,19 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
     landed = next((n for n in notes if n.how != "withheld"), None)
     withheld = next((n for n in notes if n.how == "withheld"), None)
     page = landed.page if landed and landed.page else 1
-    read = facts_of(pdf, pages=page)
-    meta = {key: read.sources[key].body if key in read.sources else None for key in ("info", "xmp")}
-    page1: list[dict[str, Any]] = [{"uri": lk.uri, "body": lk.number.body, "rect": _shifted(lk, read.page1_left)}
-                                   for lk in read.page1_links]
+    facts = facts_of(pdf, pages=page)
+    meta = {key: facts.sources[key].body if key in facts.sources else None for key in ("info", "xmp")}
+    page1: list[dict[str, Any]] = [{"uri": lk.uri, "body": lk.number.body, "rect": _shifted(lk, facts.page1_left)}
+                                   for lk in facts.page1_links]
     in_band = [lk for lk in page1 if lk["rect"] and lk["rect"][0] < LEFT_BAND_PT]
-    on_page = [lk for lk in read.links if lk.page == page - 1]
+    on_page = [lk for lk in facts.links if lk.page == page - 1]
     shown = {"info": meta["info"], "xmp": meta["xmp"], "page1_links": page1,
-             "left_band_clear": not in_band, "output_intents": read.output_intents,
+             "left_band_clear": not in_band, "output_intents": facts.output_intents,
              "badge": _placement(landed, withheld, bool(on_page))}
     diags = _placement_diagnostics(landed, withheld, route, badge)
     if withheld:
         badge, metadata = "none", False
-    if read.output_intents:
+    if facts.output_intents:
         diags.append(warning(PDFA_OUTPUTINTENTS, "the PDF has /OutputIntents: arXiv will not add its stamp",
                              PDFA_OUTPUTINTENTS.fix, route=route))
     if number is None:
@@ -98,14 +98,15 @@ def pith_checks(pdf: Path, number: str | None, route: str, badge: str = "title",
         diags.append(report(PDF_NO_BADGE_LINK, f"page {page} of the {route} PDF has no link to "
                             f"{brand.number_url(number)}", PDF_NO_BADGE_LINK.fix, route=route))
     ours = next((lk for lk in on_page if lk.number.body == number), None)
-    if layout is not None and badge != "none" and ours is not None:
-        title = read.info.get("PithTitle") or read.titles.get("Title")
-        judged, found = _judge_placement(layout, ours, number, page, landed, route, title)
+    if read is not None and badge != "none" and ours is not None:
+        title = facts.info.get("PithTitle") or facts.titles.get("Title")
+        judged, found = _judge_placement(pdf, read, ours, number, page, landed, route, title)
         shown["placement"] = judged
         diags += found
     for lk in in_band:
         diags.append(error(PDF_LEFT_BAND, f"a pith link on page 1 of the {route} PDF starts at x={lk['rect'][0]} pt,"
-                           f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", PDF_LEFT_BAND.fix, route=route))
+                           f" inside the left {LEFT_BAND_PT:g} pt where arXiv stamps", PDF_LEFT_BAND.fix, route=route,
+                           says="badge misplaced: in arXiv's stamp band"))
     return shown, diags
 
 
@@ -139,46 +140,37 @@ def _placement_diagnostics(landed: BadgeNote | None, withheld: BadgeNote | None,
     return []
 
 
-def _judge_placement(layout: Layout, link: Link, number: str, page: int, landed: BadgeNote | None,
+def _judge_placement(pdf: Path, read: Reader, link: Link, number: str, page: int, landed: BadgeNote | None,
                      route: str, title: str | None) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
-    """Where the page shows the badge, and the errors when it is invisible or misplaced."""
-    text = layout(1, page)
-    pages = placement.parse_layout(text) if text else []
-    if len(pages) != page or link.visible is None:
-        return None, []  # pdftotext could not read it: nothing is claimed either way
+    """Where the page shows the badge, and the errors when it is invisible or misplaced. The
+    pages before the badge's are read too: the title may be on one of them."""
+    pages = [read(pdf, i) for i in range(page)]
+    if any(p.problem for p in pages) or link.visible is None:
+        return None, []  # a page the view could not read: nothing is claimed either way
     here = pages[-1]
-    box = placement.link_box(link.rect, link.visible) if link.rect else None
-    verdict = placement.judge(here, number, box, link.off_page, title)
+    box = placement.link_box(link.rect, here.box) if link.rect else None
+    verdict = placement.judge(pages, number, box, link.off_page, title)
     faults = list(verdict.faults)
     manual = landed is not None and landed.how == "manual"
-    if verdict.title is not None and page > 1:
-        # A page before it shows the title larger (a class that sets its title page itself
-        # and leaves \maketitle empty): the title's page is that one.
-        here_size = max(ln.height for ln in placement.title_lines(here, number, title))
-        for i, earlier in enumerate(pages[:-1]):
-            lines = placement.title_lines(earlier, number, title)
-            if lines and max(ln.height for ln in lines) > here_size + 1:
-                faults.append(f"the title is on page {i + 1} ({_quote(lines)}), the badge on page {page}")
-                break
     judged = {"page": page, "badge": _rounded(verdict.badge), "title": _rounded(verdict.title),
-              "title_text": verdict.title_text, "faults": faults}
+              "title_text": verdict.title_text, "faults": faults, "headline": verdict.headline}
     where = f"{route}: the badge on page {page}"
     if verdict.off_page:
         return judged, [error(PITH_BADGE_OFF_PAGE, f"{where} is not visible: {'; '.join(faults)}",
-                              PITH_BADGE_OFF_PAGE.fix, route=route)]
+                              PITH_BADGE_OFF_PAGE.fix, route=route,
+                              says=f"badge misplaced: {verdict.headline}")]
     # A \pithbadge the author placed may be meant where it is (a warning), unless it covers text.
     hard = not manual or any(f.startswith("it lies over") for f in faults)
     if faults:
-        report = error if hard else warning
-        return judged, [report(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
-                               PITH_BADGE_MISPLACED.fix, route=route)]
+        says = f"badge misplaced: {verdict.headline}"
+        if hard:
+            return judged, [error(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
+                                  PITH_BADGE_MISPLACED.fix, route=route, says=says)]
+        return judged, [warning(PITH_BADGE_MISPLACED, f"{where} is misplaced: {'; '.join(faults)}",
+                                PITH_BADGE_MISPLACED.fix, route=route)]
     return judged, []
 
 
 def _rounded(box: tuple[float, ...] | None) -> list[float] | None:
     return [round(v, 1) for v in box] if box else None
 
-
-def _quote(lines: list[placement.Line]) -> str:
-    text = " ".join(ln.text for ln in lines)
-    return repr(text if len(text) <= 40 else text[:39] + "…")

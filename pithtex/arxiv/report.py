@@ -99,14 +99,14 @@ def _intact(result: Result) -> bool:
 
 def _intact_words(results: list[Result]) -> str:
     """What the verdict may claim of pith: the badge too only when the page was read and its
-    place judged on every route (without pdftotext, or a page it cannot read, nothing is known
+    place judged on every route (on a page the view cannot read, nothing is known
     of the badge's place, so nothing is claimed of it)."""
     routes = [facts for r in results for facts in r.route_facts.values()]
     if all(facts.get("placement") is not None for facts in routes):
         return "pith badge and metadata intact"
-    # (the key is there, empty, when pdftotext could not read the page; missing without a link)
-    why = ("pdftotext could not read the page" if any("placement" in facts and facts["placement"] is None
-                                                      for facts in routes) else "no badge link on its page")
+    # (the key is there, empty, when the view could not read the page; missing without a link)
+    why = ("the page could not be read" if any("placement" in facts and facts["placement"] is None
+                                               for facts in routes) else "no badge link on its page")
     return f"pith metadata intact, the badge's place not judged ({why})"
 
 
@@ -114,8 +114,10 @@ def failure(diagnostics: list[Diagnostic]) -> str:
     """The verdict when there are errors: "would fail on arXiv" when one of them stops arXiv's
     compile; otherwise the faults they are, in words ("badge misplaced" when Info and XMP are
     there and only the badge's place is wrong; "loses pith metadata" ...)."""
-    errors = [BY_ID[d.rule] for d in diagnostics if d.severity == ERROR]
-    words = list(dict.fromkeys(rule.verdict for rule in errors))
+    errors = [d for d in diagnostics if d.severity == ERROR]
+    words = list(dict.fromkeys(d.says or BY_ID[d.rule].verdict for d in errors))
+    # "badge misplaced: under the footnotes" says all that "badge misplaced" (arXiv's band) does
+    words = [w for w in words if not any(other.startswith(w + ": ") for other in words)]
     what = "would fail on arXiv" if "would fail on arXiv" in words else " and ".join(words)
     return f"{what} ({len(errors)} error{'s' if len(errors) != 1 else ''})"
 

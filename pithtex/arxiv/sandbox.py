@@ -298,19 +298,6 @@ def _dvips_ps2pdf(run: RouteRun, upload: Upload, limits: Limits) -> None:
 _TOO_LARGE = (LOG_TOO_LARGE.id, FILES_TOO_LARGE.id)
 
 
-def page_layout(pdf: Path, first: int, last: int, limits: Limits) -> str | None:
-    """Pages first..last of a compiled PDF as poppler's pdftotext sees them: every word with its
-    box, inside the visible (crop) box only (XHTML; placement.parse_layout reads it). None when
-    pdftotext is missing, fails or passes the limits: the placement is then not judged."""
-    out = pdf.with_name(pdf.stem + "-layout.html")
-    step = _call(["pdftotext", "-q", "-cropbox", "-bbox-layout", "-f", str(first), "-l", str(last), pdf.name,
-                  out.name], pdf.parent, limits, watch=out)
-    if step.code != 0 or not out.is_file():
-        return None
-    with out.open("rb") as f:
-        return f.read(limits.log_cap).decode("utf-8", errors="replace")
-
-
 # Every step runs in its own process group (so a limit can kill all of a run), which also
 # keeps Ctrl-C from reaching it: `stop_all` does that job for an interrupted check.
 _LIVE: set[subprocess.Popen[bytes]] = set()

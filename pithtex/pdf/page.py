@@ -83,18 +83,20 @@ def shows_title(page: PageOne, title: str) -> bool:
     return titles.shows(title, title_text(page))
 
 
-def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFile | None = None) -> PageOne:
+def read_page_one(path: str | Path, password: bytes | None = None, opened: PdfFile | None = None,
+                  index: int = 0) -> PageOne:
     """Page 1 of the PDF at `path` as a reader sees it; problems end up in `problem`, never raised.
-    `opened`: the same file, already open in pithtex's reader (its objects are not parsed again)."""
+    `opened`: the same file, already open in pithtex's reader (its objects are not parsed again).
+    `index`: another page (0 is page 1), read the same way (check judges the badge on its page)."""
     try:
-        hidden_groups = _measure(path, password, opened)
+        hidden_groups = _measure(path, password, opened, index)
     except (_TooMuch, _Untrue) as exc:
         return PageOne(problem=str(exc))
     except READ_FAILURES as exc:
         return PageOne(problem=f"page 1 cannot be read ({type(exc).__name__}: {exc})"[:200])
     from .pdfium import read_visible
 
-    return read_visible(path, password, hidden_groups)
+    return read_visible(path, password, hidden_groups, index)
 
 
 class _TooMuch(Exception):
@@ -105,22 +107,24 @@ class _Untrue(Exception):
     """A font on page 1 whose text layer says other letters than its glyphs draw."""
 
 
-def _measure(path: str | Path, password: bytes | None, opened: PdfFile | None) -> Hidden:
-    """Page 1's decoded content size (refused beyond MAX_CONTENT), and its optional content off."""
+def _measure(path: str | Path, password: bytes | None, opened: PdfFile | None, index: int = 0) -> Hidden:
+    """Page 1's decoded content size (refused beyond MAX_CONTENT), and its optional content off
+    (page `index`'s, for another page)."""
     if opened is not None:
-        return _measure_in(opened)
+        return _measure_in(opened, index)
     with PdfFile(path, password=password) as pdf:
-        return _measure_in(pdf)
+        return _measure_in(pdf, index)
 
 
-def _measure_in(pdf: PdfFile) -> Hidden:
+def _measure_in(pdf: PdfFile, index: int = 0) -> Hidden:
     if pdf.locked is not None:
         raise _TooMuch(f"the PDF does not open ({pdf.locked})")
     off = _groups_off(pdf)
-    pages = pdf.pages(limit=1)
-    first = next(pages, None)
+    first = None
+    for n, entry in enumerate(pdf.pages(limit=index + 1)):
+        first = entry if n == index else None
     if first is None:
-        raise _TooMuch("the PDF has no pages")
+        raise _TooMuch("the PDF has no pages" if index == 0 else f"the PDF has no page {index + 1}")
     _ref, page, inherited = first
     budget = [MAX_CONTENT, MAX_PAINTS]
     contents = pdf.resolve(page.get("Contents"))

@@ -75,7 +75,8 @@ def preload() -> None:
     import pypdfium2  # noqa: F401
 
 
-def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) -> pg.PageOne:
+def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden, index: int = 0) -> pg.PageOne:
+    """Page `index` (0: page 1) as a reader sees it."""
     import pypdfium2 as pdfium
 
     try:
@@ -87,12 +88,12 @@ def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) ->
     except pdfium.PdfiumError as exc:
         return pg.PageOne(problem=f"PDFium cannot open the PDF ({exc})"[:200])
     try:
-        if len(doc) < 1:
-            return pg.PageOne(problem="the PDF has no pages")
+        if len(doc) <= index:
+            return pg.PageOne(problem="the PDF has no pages" if index == 0 else f"the PDF has no page {index + 1}")
         try:
-            page = doc[0]
+            page = doc[index]
         except pdfium.PdfiumError as exc:
-            return pg.PageOne(problem=f"PDFium cannot load page 1 ({exc})"[:200])
+            return pg.PageOne(problem=f"PDFium cannot load page {index + 1} ({exc})"[:200])
         try:
             return _read(doc, page, hidden)
         finally:
@@ -104,7 +105,10 @@ def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden) ->
 def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     import pypdfium2.raw as raw
 
-    left, bottom, right, top = (float(v) for v in page.get_cropbox())
+    # The visible box as PDFium draws it (the CropBox within the MediaBox, each inherited from
+    # the page tree: dvipdfmx writes an A4 MediaBox there once). page.get_cropbox() reads the
+    # page's own keys only and falls back to US Letter, which cut an A4 page's top 50 pt away.
+    left, bottom, right, top = (float(v) for v in page.get_bbox())
     box = (left, bottom, right, top)
     scene = _Scene()
     if raw.FPDFPage_CountObjects(page.raw) > pg.MAX_OBJECTS:

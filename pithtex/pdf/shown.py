@@ -49,20 +49,21 @@ class Shown(NamedTuple):
 
 
 def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | None = None,
-             opened: PdfFile | None = None) -> Shown:
+             opened: PdfFile | None = None, index: int = 0) -> Shown:
     """The title texts of the PDF at `path`; reading problems end up in `problem`, never raised
     (the caller has read this file already, so it is a PDF). Given the `facts` the caller read,
     Info and XMP come from them (the packet is not decoded or parsed again): only page 1's
-    text is read here; `opened`, the file open in pithtex's reader, is read again, not reopened."""
+    text is read here; `opened`, the file open in pithtex's reader, is read again, not reopened.
+    `index`: the page read as page 1 is (0: page 1 itself)."""
     info, xmp_title = _metadata(path, password) if facts is None else _from_facts(facts)
-    page = read_page_one(path, password, opened)
+    page = read_page_one(path, password, opened, index)
     page1 = None if page.problem else page.text
     return Shown(page1, title_text(page) or None, info.get("Title"), xmp_title, info.get("PithTitle"), page.problem,
                  page)
 
 
 def facts_and_shown(path: str | Path, password: bytes | None = None,
-                    pages: int | None = None) -> tuple[Facts, Shown]:
+                    pages: int | None = None, index: int = 0) -> tuple[Facts, Shown]:
     """A PDF's pith facts (links on `pages` pages, as `facts_of`) and what it shows, from one
     opening of the file in pithtex's reader (its cross-reference and object streams parsed
     once). UnreadablePdf (one sentence) when it is no PDF; page 1's problems end up in the Shown."""
@@ -70,7 +71,7 @@ def facts_and_shown(path: str | Path, password: bytes | None = None,
 
     with opened_pdf(path, password) as pdf:
         facts = read_facts(pdf, pages)
-        return facts, shown_of(path, password, facts, pdf)
+        return facts, shown_of(path, password, facts, pdf, index)
 
 
 def _metadata(path: str | Path, password: bytes | None) -> tuple[dict[str, str], str | None]:

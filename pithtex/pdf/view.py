@@ -37,10 +37,12 @@ class PageView(NamedTuple):
         return self.shown.page or PageOne(problem=self.shown.problem)
 
 
-def read_view(path: str | Path, password: bytes | None = None, pages: int | None = None) -> PageView:
+def read_view(path: str | Path, password: bytes | None = None, pages: int | None = None,
+              index: int = 0) -> PageView:
     """The PDF at `path` read once (its links on `pages` pages, None: all). UnreadablePdf (one
-    sentence) when it is no PDF; page 1's own problems end up in `view.page.problem`."""
+    sentence) when it is no PDF; page 1's own problems end up in `view.page.problem`. `index`:
+    another page read as page 1 is (0: page 1), for `check`, which judges the badge on its page."""
     from .shown import facts_and_shown
 
-    facts, shown = facts_and_shown(path, password, pages)
+    facts, shown = facts_and_shown(path, password, pages, index)
     return PageView(facts, shown)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pikepdf
 
-from pithtex.arxiv import sandbox
 from pithtex.arxiv.logparse import BadgeNote
 from pithtex.arxiv.pdfcheck import pith_checks
 
@@ -65,9 +64,7 @@ def judged(tmp_path: Path, pages: list[tuple[list[Text], tuple[float, float, flo
         if title:
             pdf.docinfo["/PithTitle"] = title
         pdf.save(path)
-    limits = sandbox.Limits(tmp_path)
-    shown, diags = pith_checks(path, BODY, "pdflatex", notes=[BadgeNote("title", page)],
-                               layout=lambda first, last: sandbox.page_layout(path, first, last, limits))
+    shown, diags = pith_checks(path, BODY, "pdflatex", notes=[BadgeNote("title", page)])
     placement = [d for d in diags if d.rule.startswith("pith-badge")]
     return shown["placement"], placement
 

@@ -14,7 +14,6 @@ page with pypdf, the words' boxes with `pdftotext -bbox`.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -333,10 +332,8 @@ def judged_by_the_check(pdf: Path, badge: Badge, title: str) -> tuple[str, ...]:
     """What `pithtex check`'s own judgement of the page (pithtex/arxiv/placement.py) finds wrong."""
     from pithtex.arxiv import placement
 
-    layout = subprocess.run(["pdftotext", "-bbox-layout", "-cropbox", "-f", str(badge.page), "-l", str(badge.page),
-                             str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    page = placement.parse_layout(layout)[0]
-    return placement.judge(page, BODY, badge.link, False, title).faults
+    pages = [placement.read_page(pdf, i) for i in range(badge.page)]
+    return placement.judge(pages, BODY, badge.link, False, title).faults
 
 
 def title_lines(words: list[Word], word: str) -> list[list[Word]]:
