@@ -350,17 +350,29 @@ def _over(page: Page, line: Line, alone: bool, badge: Box, parts: list[Box]) -> 
         return [_Found(f"it lies over other text, or beside it on one line ({_short(line.text)!r})",
                        "over other text")]
     hit = next((ln for ln in page.lines if ln is not line and any(overlaps(p, ln.box) for p in parts)), None)
-    return [_Found(f"it lies over other text ({_short(hit.text)!r})", "over other text")] if hit else []
+    if hit:
+        return [_Found(f"it lies over other text ({_short(hit.text)!r})", "over other text")]
+    # Beside it on its row (an author's name in the next column): not the end of a block. A
+    # margin's line number is no text of the page's.
+    middle = (line.box[1] + line.box[3]) / 2
+    beside = next((ln for ln in page.lines if ln is not line and ln.box[1] < middle < ln.box[3]
+                   and not ln.text.strip().isdigit()), None)
+    if beside:
+        return [_Found(f"it sits beside other text on its row ({_short(beside.text)!r})", "beside other text")]
+    return []
 
 
 def _find_title(pages: list[Page], needle: str, known: str | None) -> tuple[int, list[Line], bool]:
     """(the index of the title's page, its lines, whether found by its words). By its words on
-    the first page that shows them; otherwise the badge's page's largest text, unless a page
-    before shows larger (a class that sets its title page itself and leaves \\maketitle empty)."""
-    for i, page in enumerate(pages):
-        lines = title_by_text(page, needle, known)
-        if lines:
-            return i, lines, True
+    the page that shows them largest, the badge's own on a tie (cas-dc repeats the title small
+    over its graphical abstract and highlights, pages 1 and 2); otherwise the badge's page's
+    largest text, unless a page before shows larger (a class that sets its title page itself
+    and leaves \\maketitle empty)."""
+    by_text = [(max(ln.size for ln in lines), i, lines) for i, page in enumerate(pages)
+               if (lines := title_by_text(page, needle, known))]
+    if by_text:
+        _size, at, lines = max(by_text, key=lambda found: (round(found[0], 1), found[1]))
+        return at, lines, True
     here = _largest_block(pages[-1], needle)
     size = max((ln.size for ln in here), default=0.0)
     for i, page in enumerate(pages[:-1]):

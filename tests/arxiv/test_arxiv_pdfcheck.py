@@ -36,17 +36,17 @@ def rules(diags) -> list[str]:
 
 
 def test_link_in_arxivs_left_band(tmp_path: Path):
-    facts, diags = pith_checks(make_pdf(tmp_path / "a.pdf", 20, BODY), BODY, "pdflatex")
+    facts, diags = pith_checks(make_pdf(tmp_path / "a.pdf", 20, BODY), BODY, "pdflatex", read=None)
     assert rules(diags) == ["pdf-left-band", "pdf-no-xmp"]
     assert facts["info"] == BODY and facts["left_band_clear"] is False
     assert facts["page1_links"][0]["rect"][0] == 20
 
 
 def test_link_clear_of_the_band_but_wrong_number_and_no_link(tmp_path: Path):
-    facts, diags = pith_checks(make_pdf(tmp_path / "b.pdf", None, OTHER), BODY, "latex")
+    facts, diags = pith_checks(make_pdf(tmp_path / "b.pdf", None, OTHER), BODY, "latex", read=None)
     assert rules(diags) == ["pdf-no-badge-link", "pdf-no-xmp", "pdf-number-mismatch"]
     assert all(d.route == "latex" and d.severity == "error" for d in diags)
-    facts, diags = pith_checks(make_pdf(tmp_path / "c.pdf", 72, None), BODY, "xelatex")
+    facts, diags = pith_checks(make_pdf(tmp_path / "c.pdf", 72, None), BODY, "xelatex", read=None)
     assert rules(diags) == ["pdf-no-info", "pdf-no-xmp"] and facts["left_band_clear"]
 
 

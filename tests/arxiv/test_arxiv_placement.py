@@ -100,7 +100,8 @@ def test_a_badge_above_the_page_fails_the_check(tmp_path):
             "\\noindent\\raisebox{5in}[0pt][0pt]{\\pithbadge}Text.\n\\end{document}\n")
     code, j, human = checked(tmp_path, text)
     assert code == 1 and not j["ok"] and errors(j) == ["pith-badge-off-page"]
-    assert j["verdict"] == "badge misplaced (1 error)"  # Info and XMP are there: the place is the fault
+    # Info and XMP are there: the place is the fault, by name
+    assert j["verdict"] == "badge misplaced: off the visible page (1 error)"
     assert "not on the visible page" in human and "intact" not in human and "margin clear" not in human
 
 
