@@ -4,7 +4,7 @@ Old (the judge before this change, loaded from git at --old-rev): `pdftotext -q 
 -bbox-layout -f 1 -l PAGE` as a process, its XHTML parsed, the page judged. New: the badge's
 page and those before it read by verify's page view (placement.read_page: pithtex's reader
 and PDFium, in process), then judged. Both on the same PDFs: the example papers of
-examples/ compiled with pdflatex (twice) and pith.sty, the badge's page as pith.sty's log
+examples/ (one a supported class) compiled with pdflatex (twice) and pith.sty, the badge's page as pith.sty's log
 line names it. Each round times old and new on each PDF back to back, in alternating order;
 the figure is the ratio of the medians of the per-round totals (wall time). pdftotext runs
 here without check's prlimit wrapper, so the old step's cost is understated a little.
@@ -34,10 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pithtex.arxiv import placement  # noqa: E402
+from pithtex.latex.options import CLASS_NAMES  # noqa: E402  (one example paper a supported class)
 from pithtex.pdf.facts import facts_of  # noqa: E402
 
 NUMBER = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
-CLASSES = ("article", "amsart", "IEEEtran", "acmart", "elsarticle", "llncs", "revtex4-2", "scrartcl", "cas-dc")
 
 
 def old_placement(rev: str, folder: Path) -> ModuleType:
@@ -56,7 +56,7 @@ def old_placement(rev: str, folder: Path) -> ModuleType:
 def compiled(work: Path) -> list[tuple[str, Path, int]]:
     """(class, PDF, the badge's page) for each example that compiles."""
     out = []
-    for cls in CLASSES:
+    for cls in CLASS_NAMES:
         folder = work / cls
         shutil.copytree(ROOT / "examples" / cls, folder)
         shutil.copy(ROOT / "latex" / "pith.sty", folder / "pith.sty")
