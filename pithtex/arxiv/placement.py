@@ -51,7 +51,7 @@ BLOCK_GAP = 0.8
 _FIRST_HEADING = re.compile(r"^((?:\d+|[ivx]+)\.?)?introduction")
 # What starts the part after the title block, in the words classes head it with.
 _HEADINGS = ("abstract", "summary", "synopsis", "keywords", "key words", "index terms", "contents", "résumé",
-             "zusammenfassung", "acm reference format", "ccs concepts")
+             "resumo", "resumen", "riassunto", "zusammenfassung", "аннотация", "acm reference format", "ccs concepts")
 # The first words of an abstract that starts without a heading (BMC's structured abstracts).
 _ABSTRACT_STARTS = ("background", "purpose", "objective", "objectives", "context", "motivation")
 # A footnote starts with its mark: a symbol (a TeX font without a text layer for it gives a
@@ -495,7 +495,8 @@ def title_block_below(below: list[Line], badge: Box, title_lines: list[Box]) -> 
         return None
     if _part(line) or is_text_block(_run(near)) or is_sentence(line):
         return None
-    row = union([ln.box for ln in near if abs(ln.box[1] - line.box[1]) <= 2])
+    # (the row's lines of its size: a two-column page's first body line beside a heading is not of it)
+    row = union([ln.box for ln in near if abs(ln.box[1] - line.box[1]) <= 2 and abs(ln.size - line.size) <= SIZE_SLACK])
     axis = (x0 + x1) / 2
     centred = all(abs((b[0] + b[2]) / 2 - axis) <= ALIGN_SLACK for b in title_lines)
     if centred:
