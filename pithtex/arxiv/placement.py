@@ -22,6 +22,7 @@ gives the verdict's headline ("badge misplaced: between the title and the author
 from __future__ import annotations
 
 import re
+import threading
 
 from ..brand import ARXIV_BAND
 from ..value import TYPE_CHECKING, NamedTuple
@@ -102,6 +103,10 @@ class Verdict(NamedTuple):
 
 # -- reading (the one place this module opens a PDF) --------------------------------------------
 
+# PDFium is not thread-safe (pypdfium2 takes no lock), and `check` reads each route's PDF in
+# that route's thread while the others compile: one page is read at a time.
+_PDFIUM = threading.Lock()
+
 def read_page(pdf: str | Path, index: int) -> Page:
     """Page `index` (0: page 1) of the PDF as verify's view reads it (pithtex/pdf/view.py), its
     lines measured from the visible box's top left. Never raises: a PDF that does not open, or a
@@ -110,7 +115,8 @@ def read_page(pdf: str | Path, index: int) -> Page:
     from ..pdf.view import read_view
 
     try:
-        seen = read_view(pdf, pages=index + 1, index=index).page
+        with _PDFIUM:
+            seen = read_view(pdf, pages=index + 1, index=index).page
     except UnreadablePdf as exc:
         return Page(0.0, 0.0, (), problem=str(exc))
     left, bottom, right, top = seen.box
