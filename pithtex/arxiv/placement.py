@@ -74,10 +74,6 @@ class Line(NamedTuple):
     size: float
     box: Box
 
-    @property
-    def height(self) -> float:
-        return self.size
-
 
 class Page(NamedTuple):
     """A page as read for the judgement: its visible size, its lines top first, its visible box
@@ -157,17 +153,11 @@ def _short(text: str, n: int = 40) -> str:
 
 # -- the title --------------------------------------------------------------------------------------
 
-def title_lines(page: Page, skip: str, known: str | None = None) -> list[Line]:
-    """The title's lines. With the title's text `known` (the PDF's /PithTitle or /Title): the
-    largest of the lines made of its words (a running head repeats it smaller), and the lines
-    of its words that touch it. Otherwise, or when no line is made of its words: the largest
-    line in the top part of the page, with the lines of about its size that touch it. Lines
-    holding `skip` (the badge) are never part of it."""
-    return title_by_text(page, skip, known) or _largest_block(page, skip)
-
-
 def title_by_text(page: Page, skip: str, known: str | None) -> list[Line]:
-    """The title's lines found by its words (see title_lines); [] when none is made of them."""
+    """The title's lines, found by its words (`known`: the PDF's /PithTitle or /Title): the
+    largest of the lines made of its words (a running head repeats it smaller), and the lines
+    of its words that touch it; [] when no line is made of them. Lines holding `skip` (the
+    badge) are never part of it."""
     lines = _ordered(page, skip)
     words = set(_tokens(known or ""))
     of_title = [ln for ln in lines if _matches(ln, words)] if words else []
