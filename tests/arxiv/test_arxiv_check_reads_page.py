@@ -161,3 +161,19 @@ def test_the_page_is_read_in_its_own_box_when_the_page_tree_holds_it(tmp_path: P
     assert page.lines[0].text.startswith("Quokkas Counted") and page.lines[0].box[1] < 50
     shown, _ = pith_checks(run.pdf, BODY, "dvipdfmx", notes=[BadgeNote("title", 1)])
     assert shown["placement"]["faults"] == [] and shown["placement"]["title_text"] == TITLE
+
+
+@pytest.mark.parametrize("route", ["xelatex", "lualatex", "dvips", "dvipdfmx"])
+def test_every_route_s_page_reads_the_same(route: str, tmp_path: Path):
+    # The same flush-left page by each route: other fonts, other text objects, the A4-less
+    # page tree of (x)dvipdfmx; the verdict is the page's, not the route's.
+    for case in ("right, flush left", "between, flush left"):
+        text, extra, fault = CASES[case]
+        folder = tmp_path / case.replace(" ", "-").replace(",", "")
+        write_doc(folder, text)
+        for name, body in extra.items():
+            (folder / name).write_text(body)
+        run = compile_tex(folder, route, passes=2)
+        assert run.pdf is not None, run.log[-2000:]
+        shown, _ = pith_checks(run.pdf, BODY, route, notes=[BadgeNote("title", 1)])
+        assert shown["placement"]["headline"] == fault, (case, shown["placement"])
