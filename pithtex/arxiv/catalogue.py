@@ -190,9 +190,11 @@ PITH_BADGE_OFF_PAGE = Rule(
     "class still moves it off the page, set badge=manual and write \\pithbadge at the end of the title block",
     metadata=True, says="badge misplaced")
 PITH_BADGE_MISPLACED = Rule(
-    "pith-badge-misplaced", EW, "the badge is not right under the title as the page shows it: above the "
-    "title, not aligned with it, over other text, or on another page than the title (a warning for a "
-    "\\pithbadge the author placed, unless it covers text)",
+    "pith-badge-misplaced", EW, "the badge is not where a reader expects it, below the title block and above "
+    "what follows it, as the page shows it: above the title, between the title and the authors or inside the "
+    "block, under the footnotes, inside the abstract, below the start of the body, not aligned with the title, "
+    "over or beside other text, in arXiv's band, or on another page than the title (the verdict names which; a "
+    "warning for a \\pithbadge the author placed, unless it covers text)",
     "update pith.sty (pithtex sty --force); otherwise set badge=manual and end the title block with the badge: "
     "\\date{\\today\\\\ \\pithbadge} (this works where \\maketitle ends with a page break too)",
     metadata=True, says="badge misplaced")
