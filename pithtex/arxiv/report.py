@@ -194,8 +194,8 @@ def _pith_state(facts: dict[str, Any]) -> str:
     missing = [k for k, v in checks if not v]
     judged = facts.get("placement") or {}
     if judged.get("faults"):  # the page shows it elsewhere than the log line says: the PDF decides
-        missing.append(f"a visible badge under the title on p.{judged.get('page')} (pith-badge-off-page/"
-                       "misplaced below)")
+        fault = judged.get("headline") or "see pith-badge-off-page/misplaced below"
+        missing.append(f"the badge where a reader expects it on p.{judged.get('page')} ({fault})")
     return ", ".join(k for k, _ in checks) if not missing else "missing: " + ", ".join(missing)
 
 
