@@ -335,8 +335,10 @@ def judge(pages: list[Page], needle: str, link: Box | None, link_off_page: bool,
 
 
 def _badge_only(text: str, needle: str) -> bool:
-    """The line holds the badge and nothing else (the view joins what shares a baseline)."""
-    return all(needle in word or word.casefold().rstrip(":") in ("pith", "") for word in text.split())
+    """The line holds the badge and nothing else (the view joins what shares a baseline); a
+    review copy's line number in the margin (lineno) is no text beside it."""
+    return all(needle in word or word.casefold().rstrip(":") in ("pith", "") or (word.isdigit() and len(word) <= 4)
+               for word in text.split())
 
 
 def _over(page: Page, line: Line, alone: bool, badge: Box, parts: list[Box]) -> list[_Found]:
