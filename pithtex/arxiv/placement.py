@@ -309,6 +309,10 @@ def judge(pages: list[Page], needle: str, link: Box | None, link_off_page: bool,
     holding = [ln for ln in page.lines if needle in ln.text]
     own = [ln for ln in holding if link and overlaps(ln.box, link, slack=-1.0)] or holding[:1]
     if not own:
+        cut = _cut_short(page, needle, link) if not link_off_page else None
+        if cut is not None:  # on the page, but what is drawn over it hides its end
+            clause = f"its text is partly covered: the page shows {_short(cut.text)!r}"
+            return Verdict(cut.box, None, "", (clause,), False, "partly covered")
         why = "its text is not on the visible page" + (" and its link lies outside the page" if link_off_page
                                                         else "")
         return Verdict(None, None, "", (why,), True, "off the visible page")
@@ -332,6 +336,17 @@ def judge(pages: list[Page], needle: str, link: Box | None, link_off_page: bool,
     faults = tuple(dict.fromkeys(f.clause for f in found))
     return Verdict(badge, title_box if title_at == len(pages) - 1 else None, text, faults, link_off_page,
                    found[0].headline if found else "")
+
+
+def _cut_short(page: Page, needle: str, link: Box | None) -> Line | None:
+    """The badge's line where only the start of its number shows (a frame drawn over its end,
+    bmcart's abstract over the notes' column): a line under the link holding "pith:" and the
+    number's first characters."""
+    for ln in page.lines:
+        m = re.search(r"pith:(\w{4,})", ln.text)
+        if m and needle.startswith(m[1]) and (link is None or overlaps(ln.box, link, slack=-1.0)):
+            return ln
+    return None
 
 
 def _badge_only(text: str, needle: str) -> bool:

@@ -73,6 +73,10 @@ CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "inside the abstract": (document("\\maketitle\n\\begin{abstract}\n" + PROSE + "\n\n\\noindent\\hfill\\pithbadge"
                                      "\\hfill\\null\n\n" + ABSTRACT + "\n\\end{abstract}\n" + INTRO), {},
                             "inside the abstract"),
+    # (bmcart's abstract frame, drawn after the notes' column, once hid the end of the badge there)
+    "partly covered": (document(f"\\maketitle\n\\begin{{center}}\\pithbadge\\llap{{\\color{{white}}"
+                                f"\\rule[-3pt]{{40pt}}{{12pt}}}}\\end{{center}}\n{ABSTRACT_ENV}{INTRO}",
+                                extra="\\usepackage{xcolor}\n"), {}, "partly covered"),
     "in the stamp band": (document("\\maketitle\n\\noindent\\hspace*{-\\oddsidemargin}\\hspace*{-1in}"
                                    "\\hspace*{12pt}\\pithbadge\\par\n" + ABSTRACT_ENV + INTRO), {},
                           "in arXiv's stamp band"),
