@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PITHTEX := $(BIN)/pithtex
 # A developer's command (re-render a checkout's generated files), not in `pithtex --help`.
-RENDER := $(BIN)/python -m pithtex.cli.render
+RENDER := $(PITHTEX) render
 OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), LaTeXML (arXiv's HTML route), the PDF
