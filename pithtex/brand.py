@@ -158,9 +158,13 @@ DARK = Theme(
     panel_border=Colour("#30363d"),
     panel_link=Colour("#79c0ff"),
 )
-# The badge themes by name (the first is the default). <pith-badge theme="auto"> picks
-# "light" or "dark" by the site's colour scheme; any name here can be asked for by name.
-THEMES = {"light": LIGHT, "dark": DARK}
+# The badge themes by name; any name here can be asked for by name (`badge --theme`,
+# <pith-badge theme=…>, `serve`'s ?theme=). DEFAULT_THEME is drawn when none is asked (and on
+# a light colour scheme), DARK_THEME on a dark one: <pith-badge theme="auto">, the HTML
+# snippet's dark-mode image.
+DEFAULT_THEME = "light"
+DARK_THEME = "dark"
+THEMES = {DEFAULT_THEME: LIGHT, DARK_THEME: DARK}
 
 # The sample number of every example (the manual, the sample badges): the seed record's.
 SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"

@@ -168,6 +168,8 @@ def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
     script = assets.render_script()
     values = json.loads(re.search(r"const C = (\{.*?\});\n", script).group(1))
     assert values["themes"]["contrast"]["colours"]["messageBg"] == "#123456"
+    assert (values["defaultTheme"], values["darkTheme"]) == (brand.DEFAULT_THEME, brand.DARK_THEME)
+    assert "return scheme === \"dark\" ? C.darkTheme : C.defaultTheme;" in script
     assert '.panel[data-theme=\\"contrast\\"]{background:#fedcba' in script
     assert "Object.prototype.hasOwnProperty.call(C.themes, asked)" in script  # any theme of the table
     readme = next(text for path, text in assets.package_files().items() if path.name == "README.md")
@@ -185,6 +187,9 @@ def test_theme_colours_and_the_resolvers_url_are_written_once():
                 continue
             assert {m for m, _line, v in strings if hex_ in v.lower()} == {"pithtex/brand.py"}, (name, hex_)
     assert {m for m, _line, v in strings if "https://pith.science" in v} == {"pithtex/brand.py"}
+    # a theme's name too: the default (a badge, a served badge, --theme, the element's fallback)
+    # and the dark scheme's (a snippet's dark-mode image, theme="auto") are brand.py's
+    assert {m for m, _line, v in strings if v in brand.THEMES} == {"pithtex/brand.py"}
     helps = set()
     for command in ("verify", "stamp", "badge"):
         sub = build_parser(command)._subparsers._group_actions[0].choices[command]
