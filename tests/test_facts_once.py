@@ -262,3 +262,19 @@ def test_the_debug_switch_the_sample_number_and_the_verified_detail_are_written_
     # the options several commands share: one name, help and conversion each
     assert where(lambda v: v.startswith("the password of an encrypted PDF")) == {"pithtex/cli/options.py"}
     assert where(lambda v: v == "--base-url") == {"pithtex/cli/options.py"}
+
+
+def test_a_rules_meaning_is_written_in_the_catalogue_only():
+    """A finding that says what its rule means says `RULE.meaning` (arxiv/catalogue.py, rendered
+    into docs/arxiv-rules.md), never the same words again; its own message may add the file or
+    the option at hand, and so may its fix. Nor is a rule's general fix written out again."""
+    from pithtex.arxiv import catalogue
+
+    def plain(text: str) -> str:
+        return " ".join(text.replace("…", "...").split())
+
+    said = {plain(text): f"{rule.id}.{part}" for rule in vars(catalogue).values() if isinstance(rule, catalogue.Rule)
+            for part, text in (("meaning", rule.meaning), ("fix", rule.fix))}
+    again = [f"{m}:{line} repeats {name}" for m, line, v in _code_strings() if m != "pithtex/arxiv/catalogue.py"
+             for text, name in said.items() if text in plain(v)]
+    assert again == []
