@@ -49,7 +49,12 @@ def signed_by_registry(key_id: str) -> str:
 
 
 def signed_by_added(key_id: str, added_by: str) -> str:
-    return f"signed by {key_id}, a key {added_by} added, not the Pith registry"
+    return f"signed by {key_id}, {added_key(added_by)}"
+
+
+def added_key(added_by: str) -> str:
+    """Whose a key is that was added (--keys, a page's keys), as verify and a badge say it."""
+    return f"a key {added_by} added, not the Pith registry"
 
 
 def key_id_unusable(source: str, shown: str) -> str:

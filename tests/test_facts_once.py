@@ -278,3 +278,28 @@ def test_a_rules_meaning_is_written_in_the_catalogue_only():
     again = [f"{m}:{line} repeats {name}" for m, line, v in _code_strings() if m != "pithtex/arxiv/catalogue.py"
              for text, name in said.items() if text in plain(v)]
     assert again == []
+
+
+def test_small_facts_that_were_written_twice_have_one_home():
+    """Each was once written in two rooms: TeX's time limit per run (the sandbox, check's and
+    bundle's --timeout), a Pith year's range (PithNumber, `number --year`), the verdict "would
+    fail on arXiv" (the catalogue, the report), TeX's "File `…' not found" (the log reader, the
+    figure-format check), whose an added key is (brand, verify)."""
+    from pithtex.arxiv import sandbox
+    from pithtex.number import YEARS
+
+    assert [m for m, _line, v in _constants(float) if v == limits.TEX_RUN_SECONDS] == ["pithtex/limits.py"]
+    assert sandbox.DEFAULT_TIMEOUT == limits.TEX_RUN_SECONDS
+    for command in ("check", "bundle"):
+        sub = build_parser(command)._subparsers._group_actions[0].choices[command]
+        assert next(a for a in sub._actions if a.dest == "timeout").default == limits.TEX_RUN_SECONDS
+    assert [m for m, _line, v in _constants(int) if v == YEARS[-1]] == []  # 9999: `not 1000 <= y <= 9999`
+    assert "YEARS" in (PACKAGE / "cli" / "number.py").read_text(encoding="utf-8")
+    strings = _code_strings()
+
+    def where(pred) -> set[str]:
+        return {m for m, _line, v in strings if pred(v)}
+
+    assert where(lambda v: v == "would fail on arXiv") == {"pithtex/arxiv/catalogue.py"}
+    assert where(lambda v: "File `" in v) == {"pithtex/arxiv/logparse.py"}
+    assert where(lambda v: "added, not the Pith registry" in v) == {"pithtex/brand.py"}
