@@ -22,6 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.measure import header
+
 A, B = "YBK5PTAKOSCXY2WMLIIB7DMYH6", "A" * 26
 
 
@@ -59,6 +62,7 @@ def main() -> None:
     parser.add_argument("rounds", nargs="?", type=int, default=1000)
     parser.add_argument("--pithtex", default=str(Path(sys.executable).parent / "pithtex"))
     args = parser.parse_args()
+    header(__file__)
     with tempfile.TemporaryDirectory(prefix="pithtex-concurrency-") as tmp:
         work = Path(tmp)
         original = work / "original.pdf"
