@@ -303,3 +303,12 @@ def test_small_facts_that_were_written_twice_have_one_home():
     assert where(lambda v: v == "would fail on arXiv") == {"pithtex/arxiv/catalogue.py"}
     assert where(lambda v: "File `" in v) == {"pithtex/arxiv/logparse.py"}
     assert where(lambda v: "added, not the Pith registry" in v) == {"pithtex/brand.py"}
+
+
+def test_the_settings_serve_takes_from_its_flags_are_named_once():
+    """The variables that carry `pithtex serve`'s flags to the server (which `uvicorn
+    pithtex.serve:app` reads alike) are serve/config.py's FROM_FLAGS; PITH_BASE_URL is resolver.py's."""
+    strings = _code_strings()
+    for name in ("PITH_SERVE_KEYS", "PITH_SERVE_CACHE"):
+        assert {m for m, _line, v in strings if v == name} == {"pithtex/serve/config.py"}, name
+    assert {m for m, _line, v in strings if v == "PITH_BASE_URL"} == {"pithtex/resolver.py"}
