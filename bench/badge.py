@@ -33,8 +33,9 @@ from pithtex.web import badge
 NODE_LOOP = """
 const { makeBadge } = require('badge-maker');
 const messages = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
-const make = (m) => makeBadge({ label: 'pith', message: m, color: '#0b7a75', labelColor: '#555555', style: 'flat' });
-for (let i = 0; i < 2000; i++) make(messages[i % messages.length]);   // warm-up
+const make = (m) => makeBadge({ label: %(label)s, message: m, color: %(color)s, labelColor: %(label_color)s,
+                                style: 'flat' });
+for (let i = 0; i < 2000; i++) make(messages[i %% messages.length]);   // warm-up
 const t0 = process.hrtime.bigint();
 let size = 0;
 for (const m of messages) size += make(m).length;
@@ -73,7 +74,10 @@ def badge_maker(items: list[PithNumber], tmp: Path) -> Callable[[], float] | Non
         print(f"badge-maker: skipped (npm install failed: {install.stderr.strip()[-200:]})")
         return None
     script = tmp / "loop.js"
-    script.write_text(NODE_LOOP)
+    # badge-maker draws the same badge: brand.py's label and light-theme colours
+    light = brand.THEMES[brand.DEFAULT_THEME]
+    script.write_text(NODE_LOOP % {"label": json.dumps(brand.LABEL), "color": json.dumps(light.message_bg.hex),
+                                   "label_color": json.dumps(light.label_bg.hex)})
     messages = tmp / "messages.json"
     messages.write_text(json.dumps([badge.message_text(n) for n in items]))
 

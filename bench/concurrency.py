@@ -24,8 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
 
-A, B = "YBK5PTAKOSCXY2WMLIIB7DMYH6", "A" * 26
+A, B = SAMPLE_BODY, "A" * 26
 
 
 def make_original(path: Path) -> None:

@@ -33,10 +33,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
 
 BIN = Path(sys.executable).parent
 PITHTEX = str(BIN / "pithtex")
-BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+BODY = SAMPLE_BODY
 TIMEOUT = 120
 # qpdf --check: 0 clean, 3 warnings only, 2 errors; a worse verdict is a higher rank.
 QPDF_RANK = {0: 0, 3: 1, 2: 2}

@@ -28,10 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import header, ratio
+from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 STY = ROOT / "latex" / "pith.sty"
-BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+BODY = SAMPLE_BODY
 PDFLATEX = ["pdflatex", "-interaction=batchmode", "-no-shell-escape"]
 TEXT = ("number record paper hash canonical signature registry version identifier content "
          "address reader metadata badge link route engine driver stream packet namespace "

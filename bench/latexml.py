@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.measure import header, ratio  # noqa: E402
+from pithtex.brand import SAMPLE_BODY, number_url  # noqa: E402
 from pithtex.latex.options import CLASS_NAMES  # noqa: E402
 from pithtex.latex.sty import write_beside  # noqa: E402
 
@@ -48,7 +49,7 @@ CHROOT = Path("/var/cache/pithtex-texlive/forky")
 LATEXMLC = ["latexmlc", "--preload=[ids,localrawstyles,nobibtex]latexml.sty", "--timeout=1200",
             "--dest=paper.html"]
 TARGET = 1.2
-URL = "https://pith.science/pith/YBK5PTAKOSCXY2WMLIIB7DMYH6"
+URL = number_url(SAMPLE_BODY)
 
 
 def strip_pith(tex: str) -> str:

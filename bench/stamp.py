@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import header, ratio
+from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -50,9 +51,9 @@ PYTHON = sys.executable
 # The batch rate is measured over the shared corpus when there is one, else the tests' PDFs.
 CORPUS = next(p for p in (Path(os.environ.get("PITH_CORPUS", ROOT.parent / "shared" / "corpus" / "pdf")),
                           ROOT / "tests" / "fixtures" / "pdf") if p.is_dir())
-NUMBER = "pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6"
+NUMBER = f"pith:2021:{SAMPLE_BODY}"
 PIKEPDF = ("import pikepdf, sys; p = pikepdf.open(sys.argv[1]); "
-           "p.docinfo['/PithNumber'] = 'YBK5PTAKOSCXY2WMLIIB7DMYH6'; p.save(sys.argv[2])")
+           f"p.docinfo['/PithNumber'] = '{SAMPLE_BODY}'; p.save(sys.argv[2])")
 
 
 def instructions(cmd: list[str], before=None) -> int:

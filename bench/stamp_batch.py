@@ -30,10 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import header, ratio
+from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 PITHTEX = str(Path(sys.executable).parent / "pithtex")
-NUMBER = "pith:2021:YBK5PTAKOSCXY2WMLIIB7DMYH6"
+NUMBER = f"pith:2021:{SAMPLE_BODY}"
 
 
 def default_corpus() -> Path:

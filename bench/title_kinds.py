@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "titles"
@@ -49,7 +50,8 @@ KINDS = [  # (kind, paper)
     ("authors in a tabular", "tabauthors"),
 ]
 READS = ("\\documentclass{article}\n\\usepackage{listings}\n\\usepackage{pith}\n"
-         "\\pithnumber{YBK5PTAKOSCXY2WMLIIB7DMYH6}\n\\title{A Quokka Title}\\author{Ann Lovelace}\n"
+         f"\\pithnumber{{{SAMPLE_BODY}}}\n"
+         "\\title{A Quokka Title}\\author{Ann Lovelace}\n"
          "\\begin{document}\n\\maketitle\nThe program printed:\n\\lstinputlisting{run.out}\n\\end{document}\n")
 
 

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.measure import header, ratio  # noqa: E402
+from pithtex import brand  # noqa: E402
 from pithtex.record import parse_document  # noqa: E402
 from pithtex.trust import pinned_keys  # noqa: E402
 from pithtex.verify import verify_document  # noqa: E402
@@ -59,7 +60,7 @@ def python_ms(count: int) -> float:
 def paired_rounds(name: str, count: int, rounds: int) -> tuple[list[tuple[str, float, float, float]], list[float]]:
     """Each round: `count` checks in the browser's page, then `count` in Python, so load drifts
     hit both alike; the browser stays open across the rounds."""
-    script = LOOP % {"body": "YBK5PTAKOSCXY2WMLIIB7DMYH6", "count": count}
+    script = LOOP % {"body": brand.SAMPLE_BODY, "count": count}
     in_browser, in_python = [], []
     with browserkit.page_server() as server, tempfile.TemporaryDirectory() as tmp:
         server.route("/m.mjs", webassets.render_script(module=True), "text/javascript")

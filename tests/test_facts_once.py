@@ -312,3 +312,17 @@ def test_the_settings_serve_takes_from_its_flags_are_named_once():
     for name in ("PITH_SERVE_KEYS", "PITH_SERVE_CACHE"):
         assert {m for m, _line, v in strings if v == name} == {"pithtex/serve/config.py"}, name
     assert {m for m, _line, v in strings if v == "PITH_BASE_URL"} == {"pithtex/resolver.py"}
+
+
+def test_the_benches_take_the_sample_number_and_the_badge_colours_from_brand():
+    """bench/ draws and stamps with brand.py's sample number, label and colours (badge-maker is
+    given the same badge to draw), never a copy of them."""
+    colours = {getattr(t, n).hex.lower() for t in brand.THEMES.values() for n in brand.Theme.__slots__} - {"#ffffff"}
+    found = []
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.lower()
+                if brand.SAMPLE_BODY.lower() in text or any(c in text for c in colours):
+                    found.append(f"{path.name}:{node.lineno}")
+    assert found == []
