@@ -154,7 +154,8 @@ def _code_strings() -> list[tuple[str, int, str]]:
 def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
     """brand.THEMES is the one home of the badge themes: a theme added there (only) is drawn
     as SVG and PNG, offered by `pithtex badge --theme`, carried into <pith-badge>'s colours and
-    panel stylesheet (which takes any theme of its table by name) and named in its README."""
+    panel stylesheet (which takes any theme of its table by name) and named in its README and
+    types."""
     from pithtex.web import assets, badge
 
     colours = {name: getattr(brand.LIGHT, name) for name in brand.Theme.__slots__}
@@ -163,8 +164,11 @@ def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
     number = PithNumber("YBK5PTAKOSCXY2WMLIIB7DMYH6")
     assert "#123456" in badge.svg(number, None, "contrast") and "#123456" not in badge.svg(number, None, "light")
     assert badge.png(number, None, "contrast") != badge.png(number, None, "light")
-    parsed = build_parser("badge").parse_args(["badge", number.body, "--theme", "contrast"])
-    assert parsed.theme == "contrast"
+    parser = build_parser("badge")
+    assert parser.parse_args(["badge", number.body, "--theme", "contrast"]).theme == "contrast"
+    sub = parser._subparsers._group_actions[0].choices["badge"]
+    assert "contrast" in next(a for a in sub._actions if a.dest == "theme").choices
+    assert "contrast" in sub.format_help()  # `pithtex badge --help` offers it
     script = assets.render_script()
     values = json.loads(re.search(r"const C = (\{.*?\});\n", script).group(1))
     assert values["themes"]["contrast"]["colours"]["messageBg"] == "#123456"
@@ -172,8 +176,9 @@ def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
     assert "return scheme === \"dark\" ? C.darkTheme : C.defaultTheme;" in script
     assert '.panel[data-theme=\\"contrast\\"]{background:#fedcba' in script
     assert "Object.prototype.hasOwnProperty.call(C.themes, asked)" in script  # any theme of the table
-    readme = next(text for path, text in assets.package_files().items() if path.name == "README.md")
-    assert "`contrast`" in readme
+    files = {path.name: text for path, text in assets.package_files().items()}
+    assert "`contrast`" in files["README.md"]
+    assert f'theme="auto|{"|".join(brand.THEMES)}"' in files["pith-badge.d.ts"]  # the element's types
 
 
 def test_theme_colours_and_the_resolvers_url_are_written_once():
