@@ -40,6 +40,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
+    if only:  # an argument the command does not take is reported by this parser: point to its help
+        parser.help_of = f"pithtex {only}"
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in (only,) if only else COMMANDS:
         importlib.import_module(f"pithtex.cli.{name}").register(subparsers)
@@ -50,6 +52,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with usage errors as one line (and JSON with --json) and exit code 2."""
 
     json_errors = False  # set by main() when the command line asks for --json
+    help_of: str | None = None  # whose --help a usage error points to (None: this parser's)
 
     def parse_known_args(  # type: ignore[override]  # one body for typeshed's three overloads
             self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
@@ -69,7 +72,8 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         from . import report_error
 
-        report_error(f"{message} (see {self.prog} --help)", 2, as_json=Parser.json_errors, prefix=f"{self.prog}: ")
+        report_error(f"{message} (see {self.help_of or self.prog} --help)", 2, as_json=Parser.json_errors,
+                     prefix=f"{self.prog}: ")
         sys.exit(errors.BAD_INPUT)
 
 

@@ -77,6 +77,8 @@ def test_render_is_a_developers_command_not_a_users(tmp_path):
     assert "render" not in pithtex_cli().stdout  # the bare command's usage and listing
     missing = render_cli("--root", str(tmp_path / "missing"), "--json")
     assert missing.returncode == 2 and '"exit_code": 2' in missing.stdout, missing.stdout + missing.stderr
+    unknown = assert_clean_error(render_cli("--bogus"))
+    assert unknown.endswith("(see pithtex render --help)"), unknown  # not the listing that omits it
     assert render_cli("--help").stdout.startswith("usage: pithtex render [-h] [--check]")
 
 
