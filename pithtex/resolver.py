@@ -104,13 +104,16 @@ class Fetched:
         }[self.source]
 
 
+BASE_URL_ENV = "PITH_BASE_URL"  # the resolver when no --base-url is given (serve reads it too)
+
+
 def base_url(given: str | None = None) -> str:
     """--base-url, else $PITH_BASE_URL, else https://pith.science: an http(s) URL with a host,
     a valid port, and no user name or password (they would be printed in every report and
     named in the cache folder; a resolver serves public records and needs none)."""
     from urllib.parse import urlsplit
 
-    url = (given or os.environ.get("PITH_BASE_URL") or brand.BASE_URL).strip().rstrip("/")
+    url = (given or os.environ.get(BASE_URL_ENV) or brand.BASE_URL).strip().rstrip("/")
     problem = _base_url_problem(url)
     if problem is None:
         try:
