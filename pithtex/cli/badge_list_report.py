@@ -38,9 +38,11 @@ def summary(checked: list[Checked], skipped: list[Skipped], folder: Path, writte
               "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
     kept = [p for p in checked if p.kept]
     if kept:
-        oldest = min((p.verified_at or "" for p in kept), default="")
+        oldest = min((p.verified_at for p in kept if p.verified_at), default="")
+        unknown = sum(not p.verified_at for p in kept)
         print(f"pithtex: note: {len(kept)} verified from copies that verified before (the resolver could not be "
-              f"reached){f'; the oldest verified {oldest}' if oldest else ''}", file=sys.stderr)
+              f"reached){f'; the oldest verified {oldest}' if oldest else ''}"
+              f"{f'; {unknown} verified at an unknown time' if unknown else ''}", file=sys.stderr)
     if bad:
         words = ", ".join(sorted({p.word for p in bad}))
         print(f"pithtex: {len(bad)} listed without a badge ({words}): "

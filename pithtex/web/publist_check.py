@@ -32,7 +32,7 @@ class Client(Protocol):
     keys: Any
 
     @property
-    def resolver(self) -> Any: ...  # its cached_since(number): when the cache's copy was written
+    def resolver(self) -> Any: ...  # its cached_verified_at(number): when the cache's copy verified
 
     def verify_arxiv(self, arxiv: Any) -> Any: ...
 
@@ -130,7 +130,8 @@ def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Check
     return outcome(wanted, checked, number, client.keys, _now())
 
 
-def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str, kept: str = "") -> Checked:
+def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str | None,
+            kept: str = "") -> Checked:
     """A verification (`Client.verify_*`'s answer) as the list's outcome for `wanted`: verified
     only when the record verified and is the paper the entry names (its title)."""
     report = checked.report
@@ -184,8 +185,9 @@ class Kept:
                 return None
         except PithError:  # the copy is gone or unreadable: it cannot stand in
             return None
-        when = str(entry.get("verified_at") or "")
-        note = f"the resolver could not be reached; used {path}, which verified {_age(when)}"
+        when = entry.get("verified_at") if isinstance(entry.get("verified_at"), str) else None
+        age = _age(when) if when else f"at an unknown time ({INDEX} gives no verified_at for it)"
+        note = f"the resolver could not be reached; used {path}, which verified {age}"
         result = outcome(wanted, checked, number, self.offline.keys, when, note)
         return result if result.verified else None
 
@@ -200,9 +202,12 @@ class Kept:
                 number = checked.report.number
         except PithError:  # not in the cache either
             return None
-        since = self.offline.resolver.cached_since(number) if number is not None else None
-        when = _now(since) if since is not None else ""
-        note = f"the resolver could not be reached; used the copy in the resolver's cache, fetched {_age(when)}"
+        since = self.offline.resolver.cached_verified_at(number) if number is not None else None
+        when = _now(since) if since is not None else None
+        age = (f"which verified {_age(when)}" if when else
+               "which verified at an unknown time (its cache entry, written by an older pithtex, gives no "
+               "verified_at)")
+        note = f"the resolver could not be reached; used the copy in the resolver's cache, {age}"
         result = outcome(wanted, checked, number, self.offline.keys, when, note)
         return result if result.verified else None
 
