@@ -58,22 +58,16 @@ def _site(args: Namespace) -> tuple[SiteFiles, str]:
 
 
 def _folder(folder: Path) -> Path:
-    """DIR, made when missing (its parent must exist); anything else there is refused."""
+    """DIR, made when missing, with its missing parents (`-o static/pith` in a fresh site);
+    a file anywhere on the way is refused."""
     from ..errors import OutputError
+    from ..files import make_folder
     from ..web.publist import BADGES, RECORDS, SNIPPETS
 
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: not a folder; -o names the folder --list writes into")
-    if not folder.parent.is_dir():
-        raise OutputError(f"{folder.parent}: no such folder (-o DIR is made inside an existing folder)")
-    try:
-        for sub in ("", RECORDS, BADGES, SNIPPETS):
-            (folder / sub).mkdir(exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot make it ({exc.strerror or exc})") from None
     for sub in (RECORDS, BADGES, SNIPPETS):
-        if not (folder / sub).is_dir():
-            raise OutputError(f"{folder / sub}: not a folder")
+        make_folder(folder / sub, "-o")
     return folder
 
 

@@ -109,9 +109,12 @@ def parse_bounded(text: str, name: str) -> list[bibtex.Entry]:
     return [bibtex.Entry(kind, key, line, fields) for kind, key, line, fields in found["entries"]]
 
 
-def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Checked:
-    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'.
-    When the resolver cannot be reached, `kept` stands in with a copy that verified before."""
+def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> list[Checked]:
+    """One paper's outcome for its entry and each of its `twins` (BibTeX entries naming the same
+    paper: fetched once, each compared with its own title); a failure to resolve or fetch is
+    'unchecked', a verifiable one 'invalid'. When the resolver cannot be reached, `kept` stands
+    in with a copy that verified before."""
+    entries = (wanted, *wanted.twins)
     try:
         if wanted.arxiv is not None:
             checked = client.verify_arxiv(wanted.arxiv)
@@ -122,12 +125,11 @@ def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Check
             number = checked.report.number
     except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
-        if word == brand.UNCHECKED and kept is not None:
-            earlier = kept.check(wanted, str(exc))
-            if earlier is not None:
-                return earlier
-        return Checked(wanted, word, str(exc))
-    return outcome(wanted, checked, number, client.keys, _now())
+        earlier = [kept.check(entry, str(exc)) if word == brand.UNCHECKED and kept is not None else None
+                   for entry in entries]
+        return [found or Checked(entry, word, str(exc)) for entry, found in zip(entries, earlier, strict=True)]
+    when = _now()
+    return [outcome(entry, checked, number, client.keys, when) for entry in entries]
 
 
 def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str | None,
@@ -249,7 +251,7 @@ def _age(when: str) -> str:
 
 def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
               done: Callable[[Checked], None] | None = None, kept: Kept | None = None) -> list[Checked]:
-    """Every paper's outcome, in the list's order, checked by one `client` (each fetch opens its
+    """Every entry's outcome (a paper's `twins` too), in the list's order, checked by one `client` (each fetch opens its
     own connection, so the threads share nothing mutable); `done` is called as each one ends.
 
     The checks run on daemon threads, not a ThreadPoolExecutor: its shutdown, and the
@@ -260,7 +262,7 @@ def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
     todo: queue.SimpleQueue[tuple[int, Wanted]] = queue.SimpleQueue()
     for item in enumerate(papers):
         todo.put(item)
-    finished: queue.SimpleQueue[tuple[int, Checked | BaseException]] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[tuple[int, list[Checked] | BaseException]] = queue.SimpleQueue()
     stop = threading.Event()
 
     def work() -> None:
@@ -276,7 +278,7 @@ def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
 
     for _ in range(max(1, min(jobs, len(papers)))):
         threading.Thread(target=work, name="pithtex-list-check", daemon=True).start()
-    results: dict[int, Checked] = {}
+    results: dict[int, list[Checked]] = {}
     try:
         while len(results) < len(papers):
             index, result = finished.get()  # Ctrl-C interrupts this wait at once
@@ -284,10 +286,11 @@ def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
                 raise result
             results[index] = result
             if done is not None:
-                done(result)
+                done(result[0])
     finally:
         stop.set()  # Ctrl-C or a bug: start no more checks; those in flight are abandoned
-    return [results[i] for i in range(len(papers))]
+    # each entry where the file names it: a twin after the entries between it and its first
+    return sorted((c for i in range(len(papers)) for c in results[i]), key=lambda c: c.wanted.line)
 
 
 def exit_code(papers: list[Checked]) -> int:
