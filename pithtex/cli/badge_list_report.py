@@ -28,7 +28,8 @@ def summary(checked: list[Checked], skipped: list[Skipped], folder: Path, writte
     bad = [p for p in checked if not p.verified]
     line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
     if skipped:
-        line += f"; skipped {len(skipped)} BibTeX entries that name no arXiv id, arXiv DOI or Pith Number"
+        entries = "entry that names" if len(skipped) == 1 else "entries that name"
+        line += f"; skipped {len(skipped)} BibTeX {entries} no arXiv id, arXiv DOI or Pith Number"
     print(line, file=sys.stderr)
     for entry in skipped:
         print(f"pithtex: skipped {shown(entry.key)} (line {entry.line}): {entry.reason}", file=sys.stderr)

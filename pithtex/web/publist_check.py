@@ -125,7 +125,7 @@ def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> list[
             number = checked.report.number
     except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
-        earlier = [kept.check(entry, str(exc)) if word == brand.UNCHECKED and kept is not None else None
+        earlier = [kept.check(entry, str(exc), wanted) if word == brand.UNCHECKED and kept is not None else None
                    for entry in entries]
         return [found or Checked(entry, word, str(exc)) for entry, found in zip(entries, earlier, strict=True)]
     when = _now()
@@ -167,23 +167,36 @@ class Kept:
         self.folder, self.offline = folder, offline
         self.index = _read_index(folder / INDEX)
 
-    def check(self, wanted: Wanted, failure: str) -> Checked | None:
-        """`wanted` from a copy that verified before, verified again offline; None when none does."""
-        return self._from_folder(wanted) or self._from_cache(wanted)
+    def check(self, wanted: Wanted, failure: str, asked: Wanted | None = None) -> Checked | None:
+        """`wanted` from a copy that verified before, verified again offline; None when none does.
+        `asked`: the entry whose id was fetched for it (a twin's first entry; default: itself)."""
+        asked = asked or wanted
+        return self._from_folder(wanted, asked) or self._from_cache(wanted, asked)
 
-    def _from_folder(self, wanted: Wanted) -> Checked | None:
+    def _entry(self, wanted: Wanted, asked: Wanted) -> dict[str, Any] | None:
+        """The earlier run's index entry of a verified record for `wanted`: under one of its
+        names, else any that verified as the same paper (an entry that was invalid, its title
+        another paper's, is compared again with the record its id names)."""
+        for name in index_names(wanted):
+            if name in self.index and self.index[name].get("state") == brand.VERIFIED:
+                return self.index[name]
+        same = ("arxiv", asked.arxiv.paper) if asked.arxiv else ("number", asked.number.body if asked.number else "")
+        return next((e for e in self.index.values() if e.get("state") == brand.VERIFIED and e.get(same[0]) == same[1]),
+                    None)
+
+    def _from_folder(self, wanted: Wanted, asked: Wanted) -> Checked | None:
         from ..arxiv.ids import source_problem
         from ..record import canonical_of
 
-        entry = next((self.index[n] for n in index_names(wanted) if n in self.index), None)
+        entry = self._entry(wanted, asked)
         number = _number_of(entry)
-        if entry is None or number is None or entry.get("state") != brand.VERIFIED:
+        if entry is None or number is None:
             return None
         path = self.folder / record_path(number)
         try:
             checked = self.offline.verify_record(path, expect=number)
-            if (wanted.arxiv is not None and checked.report.verified
-                    and source_problem(canonical_of(checked.document), wanted.arxiv)[0] != "pass"):
+            if (asked.arxiv is not None and checked.report.verified
+                    and source_problem(canonical_of(checked.document), asked.arxiv)[0] != "pass"):
                 return None
         except PithError:  # the copy is gone or unreadable: it cannot stand in
             return None
@@ -191,16 +204,16 @@ class Kept:
         age = _age(when) if when else f"at an unknown time ({INDEX} gives no verified_at for it)"
         note = f"the resolver could not be reached; used {path}, which verified {age}"
         result = outcome(wanted, checked, number, self.offline.keys, when, note)
-        return result if result.verified else None
+        return _kept(checked, result)
 
-    def _from_cache(self, wanted: Wanted) -> Checked | None:
+    def _from_cache(self, wanted: Wanted, asked: Wanted) -> Checked | None:
         try:
-            if wanted.arxiv is not None:
-                checked = self.offline.verify_arxiv(wanted.arxiv)
+            if asked.arxiv is not None:
+                checked = self.offline.verify_arxiv(asked.arxiv)
                 number = checked.resolved
             else:
-                assert wanted.number is not None
-                checked = self.offline.verify_number(wanted.number)
+                assert asked.number is not None
+                checked = self.offline.verify_number(asked.number)
                 number = checked.report.number
         except PithError:  # not in the cache either
             return None
@@ -211,7 +224,16 @@ class Kept:
                "verified_at)")
         note = f"the resolver could not be reached; used the copy in the resolver's cache, {age}"
         result = outcome(wanted, checked, number, self.offline.keys, when, note)
-        return result if result.verified else None
+        return _kept(checked, result)
+
+
+def _kept(checked: Any, result: Checked) -> Checked | None:
+    """What a copy that verified before says for an entry: verified, or invalid when the record
+    verified but is another paper than the entry names (an outage does not turn that into
+    unchecked); None when the copy itself no longer verifies (it cannot stand in)."""
+    if result.verified or (checked.report.verified and result.word == brand.INVALID):
+        return result
+    return None
 
 
 def _read_index(path: Path) -> dict[str, dict[str, Any]]:

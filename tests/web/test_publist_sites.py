@@ -120,3 +120,29 @@ def test_o_makes_its_missing_parents_and_refuses_a_file_on_the_way(tmp_path, fak
                                          "--keys", keys, env=env))
     assert f"-o: {tmp_path / 'file'} is not a folder, so {tmp_path / 'file' / 'x' / 'y' / 'records'} cannot be made" \
         in err, err
+
+
+def test_an_outage_keeps_twins_verified_and_a_wrong_id_invalid(tmp_path):
+    """The resolver gone and no cache: each entry is compared again with the folder's copy of
+    the record its id names, so the twin keeps its badge and the entry whose title is another
+    paper's stays invalid (exit 1), not unchecked."""
+    from ..resolverkit import serving
+
+    arxiv, record = paper(1, "Bridges for Models")
+    bib, out, keys = tmp_path / "papers.bib", tmp_path / "out", str(KEY.key_file(tmp_path))
+    bib.write_text(f"@misc{{wrong, title = {{Another Work}}, eprint = {{{arxiv}}}}}\n"
+                   f"@misc{{right, title = {{Bridges for Models}}, eprint = {{{arxiv}}}}}\n"
+                   f"@misc{{twin, title = {{Bridges for models}}, eprint = {{{arxiv}v2}}}}\n")
+    with serving() as fake:
+        serve(fake, arxiv, record)
+        env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PITH_BASE_URL": fake.base}
+        first = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
+    assert first.returncode == 1, first.stderr
+    env["XDG_CACHE_HOME"] = str(tmp_path / "no-cache")
+    again = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
+    assert again.returncode == 1, again.stdout + again.stderr
+    papers = json.loads((out / "pith.json").read_text())["papers"]
+    assert {k: papers[k]["state"] for k in ("wrong", "right", "twin")} == {
+        "wrong": "invalid", "right": "verified", "twin": "verified"}
+    assert "papers.bib's wrong says “Another Work”, the record is of “Bridges for Models”" in again.stdout
+    assert again.stdout.count("the resolver could not be reached; used ") == 2

@@ -66,6 +66,11 @@ def examples(tmp_path_factory) -> Iterator[dict[str, tuple[Path, Path, subproces
             proc = run_as_written(command_in(kind), site,
                                   {"PITH_BASE_URL": fake.base, "XDG_CACHE_HOME": str(work / "cache")})
             out = work / f"out-{kind}"
+            if kind == "hugo":  # a page as Hugo Blox writes it: its arXiv id (with a version) in front matter
+                blox = site / "content" / "publication" / "blox-style"
+                blox.mkdir()
+                (blox / "index.md").write_text("---\ntitle: Blox\nhugoblox:\n  ids:\n    arxiv: 2104.04473v2\n---\n\n"
+                                               "{{< pith >}}\n\n{{< pith \"no-such-key\" >}}\n")
             if proc.returncode == 0:
                 build([tool("jekyll"), "build", "--quiet", "-d", str(out)] if kind == "jekyll"
                       else [tool("hugo"), "--quiet", "-d", str(out)], site)
@@ -115,6 +120,9 @@ def test_the_built_pages_carry_each_entry_s_badge_and_the_script_once(examples, 
     assert found == 2, [page.read_text() for page in pages]
     for page in pages:
         assert page.read_text().count(f'<script src="{PREFIX[kind]}pith-badge.js" defer></script>') == 1, page
+    if kind == "hugo":  # `{{< pith >}}` alone: the page's hugoblox.ids.arxiv, its version dropped
+        blox = (out / "publication" / "blox-style" / "index.html").read_text()
+        assert blox.count(badge) == 1 and blox.count("pith-badge.js") == 1, blox
     if kind == "jekyll":  # the entry that names no paper gets nothing, not an unverified badge
         text = pages[0].read_text()
         knuth = text.split('id="knuth1984"', 1)[1].split("</li>", 1)[0]
