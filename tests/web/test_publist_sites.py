@@ -57,6 +57,9 @@ def _site(root: Path, files: dict[str, str]) -> Path:
     ("jekyll", {"_config.yml": "title: Lab\nbaseurl: /lab # the project page's path\nurl: https://u.github.io\n"},
      "assets/pith", "/lab/assets/pith/"),
     ("jekyll", {"_config.yml": 'baseurl: ""\n'}, "assets/pith", "/assets/pith/"),
+    # al-folio's own line, emptied as its docs say for a user site: only the comment is left
+    ("jekyll", {"_config.yml": "url: https://me.github.io\nbaseurl: # the subpath of your site, e.g. /blog/\n"},
+     "assets/pith", "/assets/pith/"),
     ("hugo", {"hugo.toml": 'title = "x"\nbaseURL = "https://example.org/~me/"\n[params]\nbaseURL = "/no/"\n'},
      "static/pith", "/~me/pith/"),
     # Hugo Blox: no config at the root, config/_default/hugo.yaml instead
