@@ -120,6 +120,9 @@ def test_the_built_pages_carry_each_entry_s_badge_and_the_script_once(examples, 
     assert found == 2, [page.read_text() for page in pages]
     for page in pages:
         assert page.read_text().count(f'<script src="{PREFIX[kind]}pith-badge.js" defer></script>') == 1, page
+    if kind == "hugo":  # the once-a-page flag lives in .Page.Store (Hugo deprecates .Scratch): one script a page
+        shortcode = site_kinds.shipped(site_kinds.SITES["hugo"])
+        assert "$.Page.Store.Set" in shortcode and ".Scratch" not in shortcode
     if kind == "hugo":  # `{{< pith >}}` alone: the page's hugoblox.ids.arxiv, its version dropped
         blox = (out / "publication" / "blox-style" / "index.html").read_text()
         assert blox.count(badge) == 1 and blox.count("pith-badge.js") == 1, blox
