@@ -366,7 +366,10 @@ def index_json(papers: list[Checked], place: Place, keys_json: str | None) -> st
             "reason": "" if checked.verified else checked.reason,
         }
         for name in index_names(checked.wanted):
-            entries.setdefault(name, entry)  # a name two papers share stays the first one's
+            # a name two entries share (the arXiv id of twins) stays the first one's, unless only a
+            # later one verified: an entry whose title is another paper's hides no badge of the paper
+            if name not in entries or (checked.verified and entries[name]["snippet"] is None):
+                entries[name] = entry
     document = {"format": 1, "script": place.url(SCRIPT_NAME), "papers": entries}
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 

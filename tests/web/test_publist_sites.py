@@ -147,5 +147,6 @@ def test_an_outage_keeps_twins_verified_and_a_wrong_id_invalid(tmp_path):
     papers = json.loads((out / "pith.json").read_text())["papers"]
     assert {k: papers[k]["state"] for k in ("wrong", "right", "twin")} == {
         "wrong": "invalid", "right": "verified", "twin": "verified"}
+    assert papers[arxiv] == papers["right"]  # the id names the first entry that verified, not the wrong one
     assert "papers.bib's wrong says “Another Work”, the record is of “Bridges for Models”" in again.stdout
     assert again.stdout.count("the resolver could not be reached; used ") == 2
