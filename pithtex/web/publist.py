@@ -266,6 +266,7 @@ class Place:
 
     base: str = ""
     resolver: str = brand.BASE_URL
+    site_path: str | None = None  # the site's own path in `base` (Jekyll's baseurl), when --site chose `base`
 
     def url(self, path: str) -> str:
         return safetext.url(self.base + path)
@@ -370,7 +371,10 @@ def index_json(papers: list[Checked], place: Place, keys_json: str | None) -> st
             # later one verified: an entry whose title is another paper's hides no badge of the paper
             if name not in entries or (checked.verified and entries[name]["snippet"] is None):
                 entries[name] = entry
-    document = {"format": 1, "script": place.url(SCRIPT_NAME), "papers": entries}
+    document: dict[str, Any] = {"format": 1, "script": place.url(SCRIPT_NAME), "base": place.base}
+    if place.site_path is not None:  # a generator built under another path puts its own in front of `base`
+        document["site_path"] = place.site_path
+    document["papers"] = entries
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 

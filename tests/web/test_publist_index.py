@@ -36,7 +36,7 @@ def test_the_index_names_every_paper_by_key_and_id_and_survives_an_outage(tmp_pa
         first = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
         assert first.returncode == 0, first.stderr
     index = json.loads((out / "pith.json").read_text())
-    assert index["script"] == "pith-badge.js"
+    assert index["script"] == "pith-badge.js" and index["base"] == "" and "site_path" not in index
     papers = index["papers"]
     assert set(papers) == {"key1", "key2", "key3", *ids}  # by BibTeX key and by arXiv id
     for i, (arxiv, number) in enumerate(zip(ids, numbers, strict=True), start=1):

@@ -76,7 +76,8 @@ def test_the_site_s_own_path_prefixes_every_url(tmp_path, fake, env, kind, files
     assert proc.returncode == 0, proc.stderr
     data = "_data/pith.json" if kind == "jekyll" else "data/pith.json"
     index = json.loads((site / data).read_text())
-    assert index["script"] == f"{prefix}pith-badge.js"
+    assert index["script"] == f"{prefix}pith-badge.js" and index["base"] == prefix
+    assert prefix.startswith(index["site_path"] + "/")  # what a build under another path swaps out
     snippet = index["papers"]["p1"]["snippet"]
     assert f'src="{prefix}records/{number.body}.json"' in snippet
     assert f'<img src="{prefix}badges/pith-{number.body[:8]}.svg"' in snippet

@@ -75,6 +75,9 @@ def examples(tmp_path_factory) -> Iterator[dict[str, tuple[Path, Path, subproces
                 build([tool("jekyll"), "build", "--quiet", "-d", str(out)] if kind == "jekyll"
                       else [tool("hugo"), "--quiet", "-d", str(out)], site)
             done[kind] = (site, out, proc)
+            if kind == "jekyll" and proc.returncode == 0:  # as GitHub's Pages workflow builds: another baseurl
+                build([tool("jekyll"), "build", "--quiet", "--baseurl", "/repo", "-d", str(work / "out-repo")], site)
+                done["jekyll-repo"] = (site, work / "out-repo", proc)
     yield done
 
 
@@ -130,6 +133,19 @@ def test_the_built_pages_carry_each_entry_s_badge_and_the_script_once(examples, 
         text = pages[0].read_text()
         knuth = text.split('id="knuth1984"', 1)[1].split("</li>", 1)[0]
         assert "The TeXbook" in knuth and "pith" not in knuth.lower()
+
+
+def test_a_build_under_another_baseurl_puts_it_in_front_of_every_url(examples):
+    """`jekyll build --baseurl /repo` of a site whose _config.yml says /jekyll: the include
+    swaps the site's path in the badges' URLs, so they point where the build puts the files."""
+    site, out, _ = examples["jekyll-repo"]
+    index = json.loads((site / "_data" / "pith.json").read_text())
+    assert index["base"] == PREFIX["jekyll"] and index["site_path"] == "/jekyll"
+    page = (out / "publications" / "index.html").read_text()
+    assert page.count(BADGE.format(prefix="/repo/assets/pith/")) == 2, page
+    assert page.count('<script src="/repo/assets/pith/pith-badge.js" defer></script>') == 1
+    assert "/jekyll/" not in page
+    assert (out / "assets" / "pith" / "records" / f"{BODY}.json").is_file()
 
 
 STEPS = """\
