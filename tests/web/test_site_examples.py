@@ -75,9 +75,11 @@ def examples(tmp_path_factory) -> Iterator[dict[str, tuple[Path, Path, subproces
                 build([tool("jekyll"), "build", "--quiet", "-d", str(out)] if kind == "jekyll"
                       else [tool("hugo"), "--quiet", "-d", str(out)], site)
             done[kind] = (site, out, proc)
-            if kind == "jekyll" and proc.returncode == 0:  # as GitHub's Pages workflow builds: another baseurl
-                build([tool("jekyll"), "build", "--quiet", "--baseurl", "/repo", "-d", str(work / "out-repo")], site)
-                done["jekyll-repo"] = (site, work / "out-repo", proc)
+            if proc.returncode == 0:  # as GitHub's Pages workflow builds: under another path
+                build([tool("jekyll"), "build", "--quiet", "--baseurl", "/repo", "-d", str(work / f"repo-{kind}")]
+                      if kind == "jekyll" else [tool("hugo"), "--quiet", "--baseURL", "https://me.github.io/repo/",
+                                                "-d", str(work / f"repo-{kind}")], site)
+                done[f"{kind}-repo"] = (site, work / f"repo-{kind}", proc)
     yield done
 
 
@@ -135,17 +137,22 @@ def test_the_built_pages_carry_each_entry_s_badge_and_the_script_once(examples, 
         assert "The TeXbook" in knuth and "pith" not in knuth.lower()
 
 
-def test_a_build_under_another_baseurl_puts_it_in_front_of_every_url(examples):
-    """`jekyll build --baseurl /repo` of a site whose _config.yml says /jekyll: the include
-    swaps the site's path in the badges' URLs, so they point where the build puts the files."""
-    site, out, _ = examples["jekyll-repo"]
-    index = json.loads((site / "_data" / "pith.json").read_text())
-    assert index["base"] == PREFIX["jekyll"] and index["site_path"] == "/jekyll"
-    page = (out / "publications" / "index.html").read_text()
-    assert page.count(BADGE.format(prefix="/repo/assets/pith/")) == 2, page
-    assert page.count('<script src="/repo/assets/pith/pith-badge.js" defer></script>') == 1
-    assert "/jekyll/" not in page
-    assert (out / "assets" / "pith" / "records" / f"{BODY}.json").is_file()
+@pytest.mark.parametrize("kind", ["jekyll", "hugo"])
+def test_a_build_under_another_path_puts_it_in_front_of_every_url(examples, kind):
+    """`jekyll build --baseurl /repo` or `hugo --baseURL https://me.github.io/repo/` of a site
+    whose config says /jekyll or /hugo/: the include or shortcode swaps the site's path in the
+    badges' URLs, so they point where that build serves the files."""
+    site, out, _ = examples[f"{kind}-repo"]
+    spec = site_kinds.SITES[kind]
+    index = json.loads((site / spec.data).read_text())
+    assert index["base"] == PREFIX[kind] and index["site_path"] == f"/{kind}"
+    moved = PREFIX[kind].replace(f"/{kind}/", "/repo/", 1)
+    pages = ([out / "publications" / "index.html"] if kind == "jekyll"
+             else [out / "publication" / key / "index.html" for key in KEYS])
+    text = "".join(page.read_text() for page in pages)
+    assert text.count(BADGE.format(prefix=moved)) == 2, text
+    assert text.count(f'<script src="{moved}pith-badge.js" defer></script>') == len(pages)
+    assert PREFIX[kind] not in text
 
 
 STEPS = """\
