@@ -151,9 +151,8 @@ def read_list(text: str, name: str, bib: bool,
     if not unique:
         raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
                          "or a .bib file with eprint/arxiv/doi fields)")
-    if len(papers if bib else unique) > MAX_PAPERS:
-        raise InputError(f"{name}: names {len(papers if bib else unique):,} papers, more than the "
-                         f"{MAX_PAPERS:,} a list may have")
+    if len(unique) > MAX_PAPERS:
+        raise InputError(f"{name}: names {len(unique):,} papers, more than the {MAX_PAPERS:,} a list may have")
     return unique, skipped
 
 
@@ -192,6 +191,7 @@ def _from_bib(text: str, name: str, parse: Callable[[str, str], list[bibtex.Entr
               ) -> tuple[list[Wanted], list[Skipped]]:
     papers: list[Wanted] = []
     skipped: list[Skipped] = []
+    seen: set[str] = set()
     for entry in parse(text, name):
         named = _bib_id(entry.fields)
         if named is None:
@@ -202,8 +202,9 @@ def _from_bib(text: str, name: str, parse: Callable[[str, str], list[bibtex.Entr
             wanted = paper_of(named, entry.line, None, entry.key, PurePath(name).name)
         except InvalidNumber as exc:
             raise InputError(f"{where}: {exc}") from None
-        if len(papers) > MAX_PAPERS:
-            continue  # read_list refuses a list of too many: no title to decode
+        if len(seen) > MAX_PAPERS or (_identity(wanted) in seen and len(papers) >= MAX_PAPERS):
+            continue  # read_list refuses a list of too many; past that many entries a twin is dropped
+        seen.add(_identity(wanted))
         title = bibtex.decoded(entry.fields["title"], where) if entry.fields.get("title") else None
         papers.append(replace(wanted, title=title or None, author=_first_family(entry.fields.get("author"), where)))
     return papers, skipped

@@ -151,3 +151,13 @@ def test_an_outage_keeps_twins_verified_and_a_wrong_id_invalid(tmp_path):
     assert papers[arxiv] == papers["right"]  # the id names the first entry that verified, not the wrong one
     assert "papers.bib's wrong says “Another Work”, the record is of “Bridges for Models”" in again.stdout
     assert again.stdout.count("the resolver could not be reached; used ") == 2
+
+
+def test_twins_are_bounded_with_the_list():
+    """A .bib of 2,100 entries naming 1,500 papers (bench/bibtex.py's shape) is read: its
+    papers are checked once each, and entries past the 2,000 a list may have are not kept as twins."""
+    text = "".join(f"@misc{{k{i}, title = {{Paper {i % 1500 + 1}}}, eprint = {{2401.{i % 1500 + 1:05d}}}}}\n"
+                   for i in range(2100))
+    wanted, skipped = publist.read_list(text, "big.bib", bib=True)
+    assert len(wanted) == 1500 and skipped == []
+    assert sum(1 + len(w.twins) for w in wanted) == publist.MAX_PAPERS
