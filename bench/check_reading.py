@@ -33,6 +33,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import header, ratio  # noqa: E402
 from pithtex.arxiv import placement  # noqa: E402
 from pithtex.latex.options import CLASS_NAMES  # noqa: E402  (one example paper a supported class)
 from pithtex.pdf.facts import facts_of  # noqa: E402
@@ -103,6 +104,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--old-rev", default="47a1e87")
     args = parser.parse_args()
+    header(__file__)
     with tempfile.TemporaryDirectory(prefix="check-reading-") as tmp:
         work = Path(tmp)
         old = old_placement(args.old_rev, work)
@@ -133,13 +135,11 @@ def main() -> None:
             olds.append(t_old)
             news.append(t_new)
         base, with_pdfium = import_cost(min(args.rounds, 7))
-    load = os.getloadavg()[0]
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {load:.1f}, {os.cpu_count()} CPUs, "
-          f"{len(cases)} PDFs ({', '.join(c[0] for c in cases)}), {args.rounds} rounds")
+    print(f"{len(cases)} PDFs ({', '.join(c[0] for c in cases)}), {args.rounds} rounds, old at {args.old_rev}")
     m_old, m_new = statistics.median(olds), statistics.median(news)
     print(f"old (pdftotext + parse + judge): median {m_old * 1000 / len(cases):.1f} ms a PDF")
     print(f"new (page view + judge):         median {m_new * 1000 / len(cases):.1f} ms a PDF")
-    print(f"ratio of medians new/old: {m_new / m_old:.2f}")
+    print(f"ratio of the medians of paired rounds, new/old: {ratio(news, olds):.2f}")
     print(f"import of pypdfium2, once a check process: {(with_pdfium - base) * 1000:.0f} ms "
           f"(fresh interpreter importing pithtex.arxiv.check: {base * 1000:.0f} ms, with pypdfium2 "
           f"{with_pdfium * 1000:.0f} ms)")

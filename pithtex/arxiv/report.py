@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import safetext
-from .catalogue import BY_ID, ERROR
+from .catalogue import BY_ID, ERROR, WOULD_FAIL
 from .diagnostic import Diagnostic
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def failure(diagnostics: list[Diagnostic]) -> str:
     words = list(dict.fromkeys(d.says or BY_ID[d.rule].verdict for d in errors))
     # "badge misplaced: under the footnotes" says all that "badge misplaced" (arXiv's band) does
     words = [w for w in words if not any(other.startswith(w + ": ") for other in words)]
-    what = "would fail on arXiv" if "would fail on arXiv" in words else " and ".join(words)
+    what = WOULD_FAIL if WOULD_FAIL in words else " and ".join(words)
     return f"{what} ({len(errors)} error{'s' if len(errors) != 1 else ''})"
 
 
