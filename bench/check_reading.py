@@ -35,10 +35,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import header, ratio  # noqa: E402
 from pithtex.arxiv import placement  # noqa: E402
+from pithtex.brand import SAMPLE_BODY as NUMBER  # noqa: E402  (the examples' number)
 from pithtex.latex.options import CLASS_NAMES  # noqa: E402  (one example paper a supported class)
 from pithtex.pdf.facts import facts_of  # noqa: E402
-
-NUMBER = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 
 
 def old_placement(rev: str, folder: Path) -> ModuleType:
