@@ -100,9 +100,9 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
 def _by_name(task: Task, verify: VerifyShown) -> Task:
     """A PDF stamped by name only: one that carries its number keeps it (the stamp completes
     what is missing); else its arXiv identity's record, which must verify, PDF and all."""
-    from .pdf.view import read_view
+    from .workers.bounded import read_view
 
-    view = read_view(task.source, task.options.password)  # read once: `verify` reads this view
+    view = read_view(task.source, task.options.password)  # read once, bounded: `verify` reads this view
     if view.facts.locked or view.facts.number is not None:
         return task
     checked = verify(task.source, task.options.password, view)
@@ -155,8 +155,8 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
     another paper, or cannot be told apart from one: refused, or with force stamped and said so.
     Files stamp cannot open are left to stamp's own error."""
     from .errors import UnreadablePdf
-    from .pdf.view import read_view
     from .verify import PASS, check_paper
+    from .workers.bounded import read_view
 
     warnings = []
     for src in sources:

@@ -40,7 +40,7 @@ def register(subparsers: Subparsers) -> None:
                    "a web page's <pith-badge src=...> serves)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout (several files: JSON lines)")
     p.add_argument("--jobs", type=int, metavar="N", help="several PDFs: read N at a time, in worker processes "
-                   "(default: one a CPU, at most 4; 1: one by one, in this process)")
+                   "(default: one a CPU, at most 4; more than 4 a CPU is capped; 1: one by one)")
 
 
 def run(args: Namespace) -> int:
@@ -73,13 +73,12 @@ def run(args: Namespace) -> int:
 
 
 def _jobs(asked: int | None) -> int:
-    import os
+    from ..limits import usable_jobs
 
-    from ..errors import PithError
-
-    if asked is not None and asked < 1:
-        raise PithError(f"--jobs {asked}: give 1 or more")
-    return asked or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    jobs, note = usable_jobs(asked)
+    if note is not None:
+        print(f"pithtex: note: {note}", file=sys.stderr)
+    return jobs
 
 
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:
