@@ -20,7 +20,7 @@ from ..errors import UNDECIDED, PithError
 from ..value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable
     from pathlib import Path
     from typing import Any, NoReturn
 
@@ -263,18 +263,16 @@ class ending:  # a context manager named for what it does at the end
 
 
 def end_all(children: Iterable[Child]) -> None:
+    """Kill and reap each child not reaped yet, Ctrl-C and SIGTERM held back meanwhile."""
     import signal
 
     held = {signal.SIGINT, signal.SIGTERM}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
-        for child in _unreaped(children):
+        unreaped = [child for child in children if not child.reaped]
+        for child in unreaped:
             child.kill()
-        for child in _unreaped(children):
+        for child in unreaped:
             child.reap()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _unreaped(children: Iterable[Child]) -> Iterator[Child]:
-    return (child for child in list(children) if not child.reaped)
