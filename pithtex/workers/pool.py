@@ -33,8 +33,9 @@ def verdicts(client: Client, targets: Iterable[str | Path], password: bytes | No
     from .bounded import can_fork
 
     entries = pdf_entries(targets)
+    if can_fork():
+        _warm()  # once here, not in each file's child
     if jobs > 1 and can_fork():
-        _warm()
         yield from _in_children(client, entries, password, progress, jobs)
         return
     for done, (path, unlisted) in enumerate(entries):
@@ -165,6 +166,7 @@ def _warm() -> None:
 
     from .. import resolver, verify  # noqa: F401
     from ..arxiv import identify  # noqa: F401
-    from ..pdf import facts, pdfium, shown, titles  # noqa: F401
+    from ..pdf import titles  # noqa: F401
+    from .bounded import warm
 
-    pdfium.preload()
+    warm(read=True)
