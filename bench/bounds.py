@@ -40,6 +40,17 @@ def papers(folder: Path, n: int) -> list[Path]:
     return [viewkit.annotated(folder / f"{i:03d}.pdf", forged=False) for i in range(n)]
 
 
+def readable(path: Path) -> bool:
+    """A PDF the reader reads (a corpus holds damaged and locked ones, refused the same either way)."""
+    from pithtex.errors import PithError
+
+    try:
+        view.read_view(path)
+    except PithError:
+        return False
+    return True
+
+
 def cpu() -> float:
     """CPU seconds of this process and of its children reaped so far."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -72,6 +83,7 @@ def main() -> None:
     pairs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     with tempfile.TemporaryDirectory() as tmp:
         files = sorted(Path(given).glob("*.pdf")) if Path(given).is_dir() else papers(Path(tmp), int(given))
+        files = [path for path in files if readable(path)]
         n = len(files)
         bounded.warm(read=True)  # as a run of many files does (workers/pool.py)
         round_of(files, True)  # warm: imports, PDFium, the page cache
