@@ -73,6 +73,9 @@ READ_MEMORY = 1024 * 1024 * 1024
 READ_CPU_SECONDS = 10
 READ_WALL_SECONDS = 30.0  # a busy machine shares its cores; CPU time is the real bound
 MAX_READ_ANSWER = 64 * 1024 * 1024
+# Files one worker reads before a fresh one takes over (a fork of its own): what a file leaves
+# in a worker (PDFium's caches, a fragmented heap) stays with a hundred files at most.
+READS_PER_WORKER = 100
 # Files read at once: `--jobs` past this many a usable CPU is capped (more only queue for the
 # cores and hold memory); past MAX_JOBS it is no count of processes at all, and refused.
 JOBS_PER_CPU = 4

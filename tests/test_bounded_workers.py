@@ -260,9 +260,9 @@ print(n, bounded.forks, len(bounded.alive))
 
 
 @pytest.mark.parametrize("jobs", ["1", "3"])
-def test_each_file_is_read_in_one_child(tmp_path, jobs):
-    """A count, not a time: one fork a file, whether one by one or three at a time (a child
-    reading for the pool reads in place, it forks no other), and none left afterwards."""
-    folder = papers(tmp_path / "papers", "a.pdf", "b.pdf", "c.pdf", "d.pdf")
+def test_a_run_of_many_files_forks_once_a_worker_not_once_a_file(tmp_path, jobs):
+    """A count, not a time: one fork a worker (a worker reading for the pool reads in place, it
+    forks no other), whether one by one or three at a time, and none left afterwards."""
+    folder = papers(tmp_path / "papers", "a.pdf", "b.pdf", "c.pdf", "d.pdf", "e.pdf")
     out = python(FORKS, str(tmp_path / "cache"), str(folder), jobs)
-    assert out.stdout.split() == ["4", "4", "0"], out.stdout + out.stderr
+    assert out.stdout.split() == ["5", jobs, "0"], out.stdout + out.stderr

@@ -14,13 +14,14 @@ HTTP server) or off Linux, the call runs in this process, unbounded, as it did b
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from ..errors import UNDECIDED, PithError
 from ..value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
     from typing import Any, NoReturn
 
@@ -82,11 +83,48 @@ def read_view(path: str | Path, password: bytes | None = None, pages: int | None
     safe); Stopped when the child gave no answer."""
     from ..pdf import view
 
+    global _reader
     if inside or not can_fork():
         return view.read_view(path, password, pages)
     warm()
-    answer: PageView = run(view.read_view, (path, password, pages), name=str(path)).value
+    if not _reading:
+        answer: PageView = run(view.read_view, (path, password, pages), name=str(path)).value
+        return answer
+    _reader = fresh(_reader, view.read_view, read_limits())
+    _reader.submit((path, password, pages), str(path))
+    answer = _reader.wait().value
     return answer
+
+
+def fresh(worker: Worker | None, call: Callable[..., Any], limits: Limits) -> Worker:
+    """`worker` while it is alive and has served fewer than READS_PER_WORKER requests; else a
+    new one (the old one ended): what one file leaves behind stays with a few others at most."""
+    from ..limits import READS_PER_WORKER
+
+    if worker is not None and not worker.dead and worker.served < READS_PER_WORKER:
+        return worker
+    if worker is not None:
+        worker.close()
+    return Worker(call, limits)
+
+
+@contextlib.contextmanager
+def reading() -> Iterator[None]:
+    """Within it, `read_view` hands each PDF to one reader worker, reused (a run of many files
+    pays one fork, not one a file) and replaced when it dies; ended on the way out."""
+    global _reading, _reader
+    _reading = True
+    try:
+        yield
+    finally:
+        _reading = False
+        if _reader is not None:
+            end_all([_reader])
+        _reader = None
+
+
+_reading = False
+_reader: Worker | None = None
 
 
 def warm(read: bool = False) -> None:
@@ -137,56 +175,84 @@ def _tiny_pdf() -> bytes:
 
 
 def run(call: Callable[..., Any], args: tuple[Any, ...], *, name: str, limits: Limits | None = None) -> Answer:
-    """`call(*args)` in a bounded child; its answer, the exception it raised, or Stopped
-    ("reading NAME stopped (why)"). Ctrl-C here ends the child before it is raised."""
-    import select
-    import time
-
-    child = Child(call, args, limits or read_limits(), name)
-    with ending([child]):
-        while not child.done:
-            left = child.deadline - time.monotonic()
-            if left <= 0:
-                child.expire()
-                break
-            if select.select([child], [], [], left)[0]:
-                child.pump()
-        return child.finish()
+    """`call(*args)` in a bounded child of its own; its answer, the exception it raised, or
+    Stopped ("reading NAME stopped (why)"). Ctrl-C here ends the child before it is raised."""
+    worker = Worker(call, limits or read_limits())
+    with ending([worker]):
+        worker.submit(args, name)
+        return worker.wait()
 
 
-class Child:
-    """A forked child running one call; its answer comes back pickled through a pipe."""
+class Worker:
+    """A forked child that makes `call` for one request after another, each under the limits
+    afresh (its CPU limit and address space counted from where the request starts), so a run
+    of many files pays one fork, not one a file. A request it does not answer (it died, passed
+    a limit or its deadline) is Stopped, and the worker is gone: the caller starts another."""
 
-    def __init__(self, call: Callable[..., Any], args: tuple[Any, ...], limits: Limits, name: str) -> None:
-        import time
-
+    def __init__(self, call: Callable[..., Any], limits: Limits) -> None:
         global forks
-        read, write = os.pipe2(os.O_CLOEXEC)
+        requests, asked = os.pipe2(os.O_CLOEXEC)
+        answers, told = os.pipe2(os.O_CLOEXEC)
         pid = os.fork()
         if pid == 0:
-            os.close(read)
-            _in_child(write, call, args, limits)
-        os.close(write)
+            os.close(asked)
+            os.close(answers)
+            _serve(requests, told, call, limits)
+        os.close(requests)
+        os.close(told)
         forks += 1
         alive.add(pid)
-        self.pid, self.fd, self.limits, self.name = pid, read, limits, name
-        self.deadline = time.monotonic() + limits.wall
+        self.pid, self.asked, self.fd, self.limits = pid, asked, answers, limits
+        self.name = ""
+        self.deadline = 0.0
         self.data = bytearray()
         self.problem: str | None = None  # why the parent stopped it, when it did
-        self.done = False  # its end of the pipe closed: it is gone or going
+        self.busy = False  # a request is out
+        self.done = False  # its answer is whole, or it is gone
+        self.dead = False
         self.reaped = False
+        self.served = 0
 
     def fileno(self) -> int:
         return self.fd
 
+    def submit(self, args: tuple[Any, ...], name: str) -> None:
+        import pickle
+        import time
+
+        payload = pickle.dumps(args)
+        self.name, self.data, self.problem, self.busy, self.done = name, bytearray(), None, True, False
+        self.deadline = time.monotonic() + self.limits.wall
+        try:
+            _write_all(self.asked, len(payload).to_bytes(8, "big") + payload)
+        except BrokenPipeError:  # it died between requests: this one is lost with it
+            self.dead = self.done = True
+
+    def wait(self) -> Answer:
+        """This request's answer (see `answer`), waiting for it until its deadline."""
+        import select
+        import time
+
+        while not self.done:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                self.expire()
+            elif select.select([self], [], [], left)[0]:
+                self.pump()
+        return self.answer()
+
     def pump(self) -> None:
-        """Take what the child wrote; at the cap, the child is stopped."""
+        """Take what the child wrote; an answer over the cap stops it."""
         chunk = os.read(self.fd, 1 << 16)
         self.data += chunk
         if not chunk:
-            self.done = True
-        elif len(self.data) > self.limits.answer:
-            self.stop(f"its answer was over {self.limits.answer:,} bytes")
+            self.dead = self.done = True
+        elif len(self.data) >= 8:
+            size = int.from_bytes(self.data[:8], "big")
+            if size > self.limits.answer:
+                self.stop(f"its answer was over {self.limits.answer:,} bytes")
+            elif len(self.data) >= 8 + size:
+                self.done = True
 
     def expire(self) -> None:
         self.stop(f"it took over {self.limits.wall:g} s")
@@ -194,35 +260,59 @@ class Child:
     def stop(self, why: str) -> None:
         self.problem = self.problem or why
         self.kill()
-        self.done = True
+        self.dead = self.done = True
 
     def kill(self) -> None:
         import signal
 
         os.kill(self.pid, signal.SIGKILL)  # unreaped, so it exists (a zombie at worst): never ESRCH
 
+    def answer(self) -> Answer:
+        """The request's answer, the exception it raised, or Stopped (the worker then reaped)."""
+        import pickle
+
+        self.busy = False
+        if not self.dead:
+            self.served += 1
+            kind, value, peak, cpu = pickle.loads(bytes(self.data[8:]))  # our own child's answer
+            if kind == "ok":
+                return Answer(value, peak, cpu)
+            raise value
+        status, _usage = self.reap()
+        raise Stopped(f"reading {self.name} stopped ({self.problem or _death(status, self.limits)})")
+
+    def close(self) -> None:
+        """No more requests: the child ends at the end of its pipe, and is reaped."""
+        if not self.reaped:
+            os.close(self.asked)
+            self.reap()
+
     def reap(self) -> tuple[int, Any]:
         """Wait for the child (it has ended, or been killed); its status and resource usage."""
+        with contextlib.suppress(OSError):  # closed already by `close`
+            os.close(self.asked)
         os.close(self.fd)
-        self.reaped = True
+        self.reaped = self.dead = True
         _pid, status, usage = os.wait4(self.pid, 0)
         alive.discard(self.pid)
         return status, usage
 
-    def finish(self) -> Answer:
-        """The child reaped: its answer, the exception it raised, or Stopped."""
-        import pickle
 
-        status, usage = self.reap()
-        cost = (usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
-        if self.problem is None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and self.data:
-            kind, value = pickle.loads(bytes(self.data))  # our own child's answer
-            if kind == "ok":
-                return Answer(value, *cost)
-            if not isinstance(value, MemoryError):
-                raise value
-            status = _MEMORY_EXIT << 8
-        raise Stopped(f"reading {self.name} stopped ({self.problem or _death(status, self.limits)})")
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    """`size` bytes from `fd`; fewer only at its end."""
+    out = bytearray()
+    while len(out) < size:
+        chunk = os.read(fd, size - len(out))
+        if not chunk:
+            break
+        out += chunk
+    return bytes(out)
 
 
 def _death(status: int, limits: Limits) -> str:
@@ -245,61 +335,94 @@ def _death(status: int, limits: Limits) -> str:
     return f"its worker ended with status {code} and no answer"
 
 
-def _in_child(write: int, call: Callable[..., Any], args: tuple[Any, ...], limits: Limits) -> NoReturn:
-    """The child's whole life: its limits set, the call made, its answer written; it ends by
-    os._exit, never by returning into the parent's code (nor running its exit handlers)."""
+def _serve(requests: int, answers: int, call: Callable[..., Any], limits: Limits) -> NoReturn:
+    """The child's whole life: a request read, its limits set afresh, the call made, the answer
+    written, until its requests end; it ends by os._exit, never by returning into the parent's
+    code (nor running its exit handlers)."""
+    import pickle
+    import resource
+
     code = 1
     try:
-        _bound(limits)
-        try:
-            answer: tuple[str, Any] = ("ok", call(*args))
-        except MemoryError:
-            os._exit(_MEMORY_EXIT)
-        except BaseException as exc:  # whatever it raised is the parent's to raise
-            answer = ("raise", exc)
-        with os.fdopen(write, "wb") as out:
-            out.write(_pickled(answer))
-        code = 0
+        _take_signals()
+        while True:
+            head = _read_exact(requests, 8)
+            if len(head) < 8:
+                code = 0
+                break
+            args = pickle.loads(_read_exact(requests, int.from_bytes(head, "big")))  # our parent's request
+            _bound(limits)
+            used = _cpu_used()
+            try:
+                answer: tuple[str, Any] = ("ok", call(*args))
+            except MemoryError:
+                os._exit(_MEMORY_EXIT)
+            except BaseException as exc:  # whatever it raised is the parent's to raise
+                answer = ("raise", exc)
+            data = _pickled((*answer, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, _cpu_used() - used))
+            _write_all(answers, len(data).to_bytes(8, "big") + data)
     except MemoryError:
         code = _MEMORY_EXIT
     finally:
         os._exit(code)
 
 
-def _bound(limits: Limits) -> None:
-    """Ctrl-C and SIGTERM are the parent's to handle (it ends its children); then the limits."""
-    import resource
+def _take_signals() -> None:
+    """Ctrl-C and SIGTERM are the parent's to handle (it ends its children)."""
     import signal
 
     global inside
     inside = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu, limits.cpu + 1))  # SIGXCPU, then SIGKILL
-    with open("/proc/self/statm", "rb") as statm:  # the address space the child starts with
+
+
+def _cpu_used() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _bound(limits: Limits) -> None:
+    """The limits of one request, counted from here: `limits.cpu` seconds of CPU more than used
+    so far (SIGXCPU ends the child), `limits.memory` bytes of address space more than it has.
+    Soft limits only: the hard ones stay, so each request can move them again."""
+    import math
+    import resource
+
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    cpu = math.ceil(_cpu_used()) + limits.cpu
+    resource.setrlimit(resource.RLIMIT_CPU, (_within(cpu, cpu_hard), cpu_hard))
+    with open("/proc/self/statm", "rb") as statm:  # the address space it has now
         space = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-    most = space + limits.memory
-    most = most if hard == resource.RLIM_INFINITY else min(most, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (most, most if hard == resource.RLIM_INFINITY else hard))
+    as_hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    resource.setrlimit(resource.RLIMIT_AS, (_within(space + limits.memory, as_hard), as_hard))
 
 
-def _pickled(answer: tuple[str, Any]) -> bytes:
-    """The answer as bytes; an exception that does not pickle crosses as a RuntimeError of its words."""
+def _within(value: int, hard: int) -> int:
+    import resource
+
+    return value if hard == resource.RLIM_INFINITY else min(value, hard)
+
+
+def _pickled(answer: tuple[Any, ...]) -> bytes:
+    """(kind, value, peak, cpu) as bytes; a value that does not pickle crosses as a
+    RuntimeError of its words."""
     import pickle
 
     try:
         return pickle.dumps(answer)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
         value = answer[1] if answer[0] == "raise" else exc
-        return pickle.dumps(("raise", RuntimeError(f"{type(value).__name__}: {value}")))
+        return pickle.dumps(("raise", RuntimeError(f"{type(value).__name__}: {value}"), *answer[2:]))
 
 
 class ending:  # a context manager named for what it does at the end
     """On the way out (an answer, Ctrl-C, an error), each child not yet reaped is killed and
     reaped, with Ctrl-C and SIGTERM held back meanwhile: a second Ctrl-C cannot leave one alive."""
 
-    def __init__(self, children: Iterable[Child]) -> None:
+    def __init__(self, children: Iterable[Worker]) -> None:
         self.children = children
 
     def __enter__(self) -> ending:
@@ -309,7 +432,7 @@ class ending:  # a context manager named for what it does at the end
         end_all(self.children)
 
 
-def end_all(children: Iterable[Child]) -> None:
+def end_all(children: Iterable[Worker]) -> None:
     """Kill and reap each child not reaped yet, Ctrl-C and SIGTERM held back meanwhile."""
     import signal
 

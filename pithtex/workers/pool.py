@@ -1,10 +1,11 @@
-"""Many PDFs' verdicts (`verify A.pdf FOLDER/ --jobs N`), each file's made in its own bounded
-child (bounded.py), at most `jobs` at a time, given back in the files' order as they come.
+"""Many PDFs' verdicts (`verify A.pdf FOLDER/ --jobs N`), made in `jobs` bounded worker
+processes (bounded.py: each file under the limits afresh, a worker reused for up to
+READS_PER_WORKER files), given back in the files' order as they come.
 
-Nothing is lost: a child that dies, or goes past a limit, is that file's "unchecked: reading X
-stopped (why)"; a bug in one is that file's "error" line (exit 70); a folder that cannot be
-listed is a line of its own and the walk goes on. Ctrl-C (once or twice) ends every child
-before it is raised. At most 2 x jobs files are in flight, so memory stays bounded however
+Nothing is lost: a worker that dies, or goes past a limit, is that file's "unchecked: reading
+X stopped (why)" and is replaced; a bug in one file is that file's "error" line (exit 70); a
+folder that cannot be listed is a line of its own and the walk goes on. Ctrl-C (once or
+twice) ends every worker before it is raised. At most 2 x jobs files are in flight, so memory stays bounded however
 many there are.
 """
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..client import Client, FileVerdict
-    from .bounded import Child, Limits
+    from .bounded import Limits, Worker
 
 # Fetches one file's verdict may wait for (its record; an arXiv id's answer first): the
 # child's deadline is a read's plus this many network deadlines.
@@ -27,21 +28,22 @@ FETCHES_PER_FILE = 2
 
 def verdicts(client: Client, targets: Iterable[str | Path], password: bytes | None,
              progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
-    """Each file's verdict, in order: read in forked children when a fork is safe (see
-    bounded.can_fork), else one by one here, each read still bounded where it can be."""
+    """Each file's verdict, in order: made in `jobs` worker processes when a fork is safe (see
+    bounded.can_fork); else made here one by one, each PDF read by one reused, bounded reader."""
     from ..target import pdf_entries
-    from .bounded import can_fork
+    from .bounded import can_fork, reading
 
     entries = pdf_entries(targets)
     if can_fork():
-        _warm()  # once here, not in each file's child
+        _warm()  # once here, not in each worker
     if jobs > 1 and can_fork():
-        yield from _in_children(client, entries, password, progress, jobs)
+        yield from _in_workers(client, entries, password, progress, jobs)
         return
-    for done, (path, unlisted) in enumerate(entries):
-        if progress is not None:
-            progress(done, str(path))
-        yield unlisted_verdict(path, unlisted) if unlisted is not None else client.verdict(path, password)
+    with reading():
+        for done, (path, unlisted) in enumerate(entries):
+            if progress is not None:
+                progress(done, str(path))
+            yield unlisted_verdict(path, unlisted) if unlisted is not None else client.verdict(path, password)
 
 
 def unlisted_verdict(folder: Path, problem: OSError) -> FileVerdict:
@@ -57,26 +59,27 @@ def unlisted_verdict(folder: Path, problem: OSError) -> FileVerdict:
 
 
 class _Slot:
-    """One entry in flight: its name, and its child (running) or its verdict (known)."""
+    """One entry in flight: its name, and the worker making its verdict, or its verdict."""
 
     def __init__(self, path: Path, verdict: FileVerdict | None = None) -> None:
         self.path, self.verdict = path, verdict
-        self.child: Child | None = None
+        self.worker: Worker | None = None
 
 
-def _in_children(client: Client, entries: Iterator[tuple[Path, OSError | None]], password: bytes | None,
-                 progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
+def _in_workers(client: Client, entries: Iterator[tuple[Path, OSError | None]], password: bytes | None,
+                progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
     from collections import deque
 
     from .bounded import end_all
 
     slots: deque[_Slot] = deque()
+    workers: list[Worker] = []
     limits = _limits(client)
     done = 0
     try:
         while True:
             _fill(slots, entries, 2 * jobs)
-            _start(slots, client, password, jobs, limits)
+            _start(slots, workers, client, jobs, limits, password)
             if not slots:
                 return
             head = slots[0]
@@ -88,8 +91,8 @@ def _in_children(client: Client, entries: Iterator[tuple[Path, OSError | None]],
             slots.popleft()
             done += 1
             yield head.verdict
-    finally:  # Ctrl-C, a consumer that stops, an error: no child outlives the run
-        end_all(slot.child for slot in slots if slot.child is not None)
+    finally:  # the end, Ctrl-C, a consumer that stops, an error: no worker outlives the run
+        end_all(workers)
 
 
 def _fill(slots: deque[_Slot], entries: Iterator[tuple[Path, OSError | None]], most: int) -> None:
@@ -101,46 +104,54 @@ def _fill(slots: deque[_Slot], entries: Iterator[tuple[Path, OSError | None]], m
         slots.append(_Slot(path, unlisted_verdict(path, unlisted) if unlisted is not None else None))
 
 
-def _start(slots: Iterable[_Slot], client: Client, password: bytes | None, jobs: int, limits: Limits) -> None:
-    """Start the oldest waiting files, up to `jobs` children at a time."""
-    from .bounded import Child
+def _start(slots: Iterable[_Slot], workers: list[Worker], client: Client, jobs: int, limits: Limits,
+           password: bytes | None) -> None:
+    """Hand the oldest waiting files to idle workers, starting (or replacing) up to `jobs`."""
+    from .bounded import fresh
 
-    running = sum(1 for slot in slots if slot.child is not None and slot.verdict is None)
     for slot in slots:
-        if running >= jobs:
+        if slot.worker is not None or slot.verdict is not None:
+            continue
+        idle = next((i for i, worker in enumerate(workers) if not worker.busy), None)
+        if idle is None and len(workers) >= jobs:
             return
-        if slot.child is None and slot.verdict is None:
-            slot.child = Child(client.verdict, (slot.path, password), limits, str(slot.path))
-            running += 1
+        worker = fresh(workers[idle] if idle is not None else None, client.verdict, limits)
+        if idle is None:
+            workers.append(worker)
+        else:
+            workers[idle] = worker
+        worker.submit((slot.path, password), str(slot.path))
+        slot.worker = worker
 
 
 def _wait(slots: Iterable[_Slot]) -> None:
-    """Wait for the next child to answer (or to pass its deadline), and take its verdict."""
+    """Wait for the next worker to answer (or to pass its deadline), and take its verdict."""
     import select
     import time
 
-    running = [(slot, slot.child) for slot in slots if slot.child is not None and slot.verdict is None]
-    soonest = min(child.deadline for _slot, child in running)
-    ready = select.select([child for _slot, child in running], [], [], max(0.0, soonest - time.monotonic()))[0]
+    running = [(slot, slot.worker) for slot in slots if slot.worker is not None and slot.verdict is None]
+    soonest = min(worker.deadline for _slot, worker in running)
+    ready = select.select([worker for _slot, worker in running], [], [], max(0.0, soonest - time.monotonic()))[0]
     now = time.monotonic()
-    for slot, child in running:
-        if child in ready:
-            child.pump()
-        elif now >= child.deadline:
-            child.expire()
-        if child.done:
-            slot.verdict = _verdict_of(slot.path, child)
+    for slot, worker in running:
+        if worker in ready:
+            worker.pump()
+        elif now >= worker.deadline:
+            worker.expire()
+        if worker.done:
+            slot.verdict = _verdict_of(slot.path, worker)
 
 
-def _verdict_of(path: Path, child: Child) -> FileVerdict:
-    """A finished child's verdict; one that stopped, or raised (a bug), is that file's line."""
+def _verdict_of(path: Path, worker: Worker) -> FileVerdict:
+    """A worker's answer as the file's verdict; one that stopped, or raised (a bug), is that
+    file's line, and the run goes on."""
     from .. import errors
     from ..client import FileVerdict
     from ..errors import PithError, bug_message
     from .bounded import Stopped
 
     try:
-        verdict: FileVerdict = child.finish().value
+        verdict: FileVerdict = worker.answer().value
     except Stopped as exc:
         word = "unchecked"
         return FileVerdict(str(path), None, None, word, exc.exit_code, f"{word}: {exc}")

@@ -360,4 +360,4 @@ def test_memory_and_open_files_stay_flat_over_many_pdfs(tmp_path, jobs):
     assert (n_small, n_large) == (60, 600)  # each read, identified, and offline without a cached record
     assert peak_large < peak_small * 1.25 + 64 * 1024, (peak_small, peak_large)
     assert files_large <= files_small + 1, (files_small, files_large)
-    assert workers[0] == (jobs if jobs > 1 else 0)  # the files were read where asked
+    assert workers[0] == jobs  # the files were read in as many workers as asked (one reader for --jobs 1)
