@@ -3,15 +3,18 @@ a forked child under RLIMIT_AS, RLIMIT_CPU and a deadline (pithtex/workers/bound
 the same read in this process, side by side in one run; then each bomb of tests/bombkit.py read
 the way `verify` reads it, with its wall time and its reader's peak memory.
 
-Rounds alternate bounded and in-process over the same papers (the order flips each round, so
-neither always runs on a warm cache); the result is the ratio of the medians of the paired
-per-file wall times, with the forks counted (one a file) and the children's peak resident set.
+Rounds alternate bounded (one reader worker reused for the round, as `verify FOLDER/` reads)
+and in-process over the same papers (the order flips each round, so neither always runs on a
+warm cache); the result is the ratio of the medians of the paired per-file wall and CPU times,
+with the forks counted (one a round) and the children's peak resident set; then the CPU of a
+fork a file, as `verify one.pdf` pays it.
 Run: .venv/bin/python bench/bounds.py [PAPERS | FOLDER] [PAIRS]: PAPERS one-page papers made
 here (30), or the PDFs of FOLDER (a corpus of real ones).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import statistics
@@ -57,12 +60,15 @@ def cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def round_of(files: list[Path], in_child: bool) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) a file, reading each once."""
+def round_of(files: list[Path], in_child: bool, reused: bool = True) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) a file, reading each once: here, or in a bounded worker
+    (`reused`: one reader for the round, as `verify FOLDER/` reads; else a fork a file, as
+    `verify one.pdf` does)."""
     read = bounded.read_view if in_child else view.read_view
     t0, c0 = time.perf_counter(), cpu()
-    for path in files:
-        read(path)
+    with bounded.reading() if reused else contextlib.nullcontext():
+        for path in files:
+            read(path)
     return (time.perf_counter() - t0) / len(files), (cpu() - c0) / len(files)
 
 
@@ -97,6 +103,7 @@ def main() -> None:
                 times[in_child].append(wall)
                 cpus[in_child].append(spent)
         forks = bounded.forks - forks0
+        one_each = statistics.median(round_of(files, True, reused=False)[1] for _ in range(3))
         med = {k: statistics.median(v) for k, v in times.items()}
         mcpu = {k: statistics.median(v) for k, v in cpus.items()}
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -106,6 +113,8 @@ def main() -> None:
         print(f"bounded:    wall {med[True] * 1000:.1f} ms, CPU {mcpu[True] * 1000:.1f} ms a file (medians); "
               f"{forks} forks for {n * pairs} reads; children's peak {peak / 1024:.0f} MiB")
         print(f"bounded / in process: wall {med[True] / med[False]:.3f}x, CPU {mcpu[True] / mcpu[False]:.3f}x")
+        print(f"a fork a file (as verify one.pdf reads): CPU {one_each * 1000:.1f} ms a file "
+              f"({one_each / mcpu[False]:.2f}x in process)")
         print("bombs, read as `verify --offline BOMB` reads them:")
         bombs(Path(tmp))
 
