@@ -6,7 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, emit_json, report_stale, warn_refused
-from .options import add_password, add_resolver_options
+from .options import add_password, add_resolver_options, usable_jobs
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -72,12 +72,8 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: Namespace) -> int:
     from .. import stamping
-    from ..limits import usable_jobs
     from ..safetext import line
 
-    jobs, note = usable_jobs(args.jobs)  # 1 to 1,024, capped at four a CPU (300 forked 300 workers)
-    if note is not None:
-        print(f"pithtex: note: {note}", file=sys.stderr)
     # Only a stamp by name checks a record: a numbered one never loads the client, keys or crypto.
     plan_stamp = stamping.plan_stamp
     if args.number is None and args.record is None and not args.revert:
@@ -86,7 +82,7 @@ def run(args: Namespace) -> int:
         plan_stamp = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
-                      force=args.force, password=args.password, revert=args.revert, jobs=jobs)
+                      force=args.force, password=args.password, revert=args.revert, jobs=usable_jobs(args.jobs))
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)

@@ -6,7 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, help_text, warn_refused
-from .options import add_password, add_resolver_options
+from .options import add_password, add_resolver_options, usable_jobs
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -60,7 +60,7 @@ def run(args: Namespace) -> int:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
         from .verdicts import verify_many
 
-        return verify_many(client, args.file, password, args.json, _jobs(args.jobs))
+        return verify_many(client, args.file, password, args.json, usable_jobs(args.jobs))
     kind = kind_of(args.file[0])
     if args.record and (kind != "pdf" or args.online or args.offline):
         raise PithError(f"--record is for a PDF (checked against that record); {args.file[0]} is not a PDF"
@@ -70,15 +70,6 @@ def run(args: Namespace) -> int:
         raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {args.file[0]} is verified from its "
                         f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
     return _show(args, client, password)  # one target
-
-
-def _jobs(asked: int | None) -> int:
-    from ..limits import usable_jobs
-
-    jobs, note = usable_jobs(asked)
-    if note is not None:
-        print(f"pithtex: note: {note}", file=sys.stderr)
-    return jobs
 
 
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:
