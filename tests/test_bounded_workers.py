@@ -266,3 +266,21 @@ def test_a_run_of_many_files_forks_once_a_worker_not_once_a_file(tmp_path, jobs)
     folder = papers(tmp_path / "papers", "a.pdf", "b.pdf", "c.pdf", "d.pdf", "e.pdf")
     out = python(FORKS, str(tmp_path / "cache"), str(folder), jobs)
     assert out.stdout.split() == ["5", jobs, "0"], out.stdout + out.stderr
+
+
+def test_one_pdf_whose_reader_is_killed_is_unchecked_in_one_line(tmp_path):
+    """`verify one.pdf`: its reader killed (as PDFium aborting or the kernel's OOM killer would)
+    is one line naming the file and why, exit 3."""
+    folder = papers(tmp_path / "papers", "stall.pdf")
+    fifos = tmp_path / "fifos"
+    fifos.mkdir()
+    os.mkfifo(fifos / "stall.pdf.fifo")
+    proc = subprocess.Popen([sys.executable, "-c", STALLING, str(fifos), "verify", "--offline",
+                             str(folder / "stall.pdf")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pid = reader_pid(tmp_path, "stall.pdf")
+    assert pid != proc.pid  # read in a worker, not in the command's process
+    os.kill(pid, signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 3 and out == "", (out, err)
+    assert err.strip() == f"pithtex: reading {folder / 'stall.pdf'} stopped (its worker was killed (SIGKILL))"
+    assert gone(pid)
