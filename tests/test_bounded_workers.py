@@ -251,21 +251,26 @@ def test_jobs_is_a_usable_count_of_processes(tmp_path, asked, note):
 
 FORKS = """
 import sys
+from pithtex import limits
 from pithtex.client import Client
 from pithtex.workers import bounded
+limits.READS_PER_WORKER = int(sys.argv[4])
 client = Client(base_url="http://127.0.0.1:9", offline=True, cache=sys.argv[1])
 n = sum(1 for _ in client.verify_files([sys.argv[2]], jobs=int(sys.argv[3])))
 print(n, bounded.forks, len(bounded.alive))
 """
 
 
-@pytest.mark.parametrize("jobs", ["1", "3"])
-def test_a_run_of_many_files_forks_once_a_worker_not_once_a_file(tmp_path, jobs):
+@pytest.mark.parametrize(("jobs", "reads", "forks"), [("1", "100", "1"), ("3", "100", "3"), ("1", "2", "3"),
+                                                     ("2", "2", "3")])
+def test_a_run_of_many_files_forks_once_a_worker_not_once_a_file(tmp_path, jobs, reads, forks):
     """A count, not a time: one fork a worker (a worker reading for the pool reads in place, it
-    forks no other), whether one by one or three at a time, and none left afterwards."""
+    forks no other), whether one by one or three at a time, a worker replaced after `reads`
+    files (each later worker closes the pipes of those before it, so a retired one sees its
+    end), and none left afterwards."""
     folder = papers(tmp_path / "papers", "a.pdf", "b.pdf", "c.pdf", "d.pdf", "e.pdf")
-    out = python(FORKS, str(tmp_path / "cache"), str(folder), jobs)
-    assert out.stdout.split() == ["5", jobs, "0"], out.stdout + out.stderr
+    out = python(FORKS, str(tmp_path / "cache"), str(folder), jobs, reads)
+    assert out.stdout.split() == ["5", forks, "0"], out.stdout + out.stderr
 
 
 def test_one_pdf_whose_reader_is_killed_is_unchecked_in_one_line(tmp_path):

@@ -63,6 +63,7 @@ class Answer(NamedTuple):
 
 forks = 0  # children this process started: the count tests and bench/bounds.py read
 alive: set[int] = set()  # the children started and not yet reaped (their process ids)
+_held: set[int] = set()  # this process's ends of its workers' pipes: a later worker closes them
 inside = False  # True in a child: it is bounded already, so what it reads is read in place
 
 _MEMORY_EXIT = 99  # a child's exit status when Python ran out of the memory it may take
@@ -195,11 +196,12 @@ class Worker:
         answers, told = os.pipe2(os.O_CLOEXEC)
         pid = os.fork()
         if pid == 0:
-            os.close(asked)
-            os.close(answers)
+            for fd in (asked, answers, *_held):  # this worker's parent ends, and other workers' pipes
+                os.close(fd)
             _serve(requests, told, call, limits)
         os.close(requests)
         os.close(told)
+        _held.update((asked, answers))
         forks += 1
         alive.add(pid)
         self.pid, self.asked, self.fd, self.limits = pid, asked, answers, limits
@@ -282,16 +284,16 @@ class Worker:
         raise Stopped(f"reading {self.name} stopped ({self.problem or _death(status, self.limits)})")
 
     def close(self) -> None:
-        """No more requests: the child ends at the end of its pipe, and is reaped."""
+        """No more requests: the worker is ended (it holds nothing to finish) and reaped."""
         if not self.reaped:
-            os.close(self.asked)
+            self.kill()
             self.reap()
 
     def reap(self) -> tuple[int, Any]:
         """Wait for the child (it has ended, or been killed); its status and resource usage."""
-        with contextlib.suppress(OSError):  # closed already by `close`
-            os.close(self.asked)
-        os.close(self.fd)
+        for fd in (self.asked, self.fd):
+            os.close(fd)
+            _held.discard(fd)
         self.reaped = self.dead = True
         _pid, status, usage = os.wait4(self.pid, 0)
         alive.discard(self.pid)
