@@ -91,7 +91,7 @@ def main() -> None:
         files = sorted(Path(given).glob("*.pdf")) if Path(given).is_dir() else papers(Path(tmp), int(given))
         files = [path for path in files if readable(path)]
         n = len(files)
-        bounded.warm(read=True)  # as a run of many files does (workers/pool.py)
+        bounded.warm()  # as a run of many files does (workers/pool.py)
         round_of(files, True)  # warm: imports, PDFium, the page cache
         round_of(files, False)
         times: dict[bool, list[float]] = {True: [], False: []}

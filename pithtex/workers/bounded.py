@@ -128,13 +128,11 @@ _reading = False
 _reader: Worker | None = None
 
 
-def warm(read: bool = False) -> None:
-    """Import what reading a PDF imports, here, before the forks: each child then starts with
-    it, instead of importing it again (a tenth of a second each, a third of a small read).
-    `read`, for a run of many files: also read a PDF of our own once here, so PDFium's fonts
-    and caches are made once, not in each child (a third of a child's CPU on a small paper)."""
+def warm() -> None:
+    """Import what reading a PDF imports, here, before the forks: each worker then starts with
+    it, instead of importing it again (a tenth of a second each, a third of a small read)."""
     global _warmed
-    if _warmed >= (2 if read else 1):
+    if _warmed:
         return
     import PIL.Image  # pdf/pdfium.py compares renderings with PIL
     import PIL.ImageChops  # noqa: F401
@@ -142,37 +140,10 @@ def warm(read: bool = False) -> None:
     from ..pdf import facts, glyphs, page, pdfium, shown, update, view  # noqa: F401
 
     pdfium.preload()
-    _warmed = max(_warmed, 1)
-    if read:
-        import tempfile
-
-        with tempfile.NamedTemporaryFile(suffix=".pdf") as tiny:
-            tiny.write(_tiny_pdf())
-            tiny.flush()
-            view.read_view(tiny.name)
-        _warmed = 2
+    _warmed = True
 
 
-_warmed = 0  # 1: imported; 2: a PDF read here too
-
-
-def _tiny_pdf() -> bytes:
-    """A one-page PDF with a line of Helvetica: what every paper makes PDFium load first."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-               b"/Resources << /Font << /F1 5 0 R >> >> >>",
-               b"<< /Length 44 >>\nstream\nBT /F1 24 Tf 72 700 Td (Warm Up Title) Tj ET\nendstream",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+_warmed = False
 
 
 def run(call: Callable[..., Any], args: tuple[Any, ...], *, name: str, limits: Limits | None = None) -> Answer:

@@ -180,4 +180,4 @@ def _warm() -> None:
     from ..pdf import titles  # noqa: F401
     from .bounded import warm
 
-    warm(read=True)
+    warm()
