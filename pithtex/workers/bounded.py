@@ -1,11 +1,13 @@
-"""One call in a forked child process, under hard bounds: an address-space limit (RLIMIT_AS,
-beyond what the child starts with), a CPU limit (RLIMIT_CPU), a deadline the parent keeps,
-and a cap on the bytes it hands back (pithtex/limits.py). The child is a fork of this process,
-so it starts with everything imported and costs a fork, not an interpreter.
+"""Calls made in a forked worker process, each under hard bounds: an address-space limit
+(RLIMIT_AS, beyond what the worker has when the call comes), a CPU limit (RLIMIT_CPU, beyond
+what it has used), a deadline the parent keeps, and a cap on the bytes it hands back
+(pithtex/limits.py). The worker is a fork of this process, so it starts with everything
+imported and costs a fork, not an interpreter; a run of many files reuses it (`reading`,
+pool.py) for up to READS_PER_WORKER of them, one file alone forks one (`run`).
 
-A child that does not come back with an answer (killed by a signal, aborted, past a limit or
+A worker that does not come back with an answer (killed by a signal, aborted, past a limit or
 its deadline) raises `Stopped` here, naming the file and why in one line, exit 3: the file
-is unchecked, and a caller with many files goes on to the next. An exception the call raised
+is unchecked, and a caller with many files goes on to the next, in a new worker. An exception the call raised
 in the child is raised here as it was (a PithError crosses with its fields).
 
 Forking copies only the calling thread: with other threads running (a library user's, a test's
