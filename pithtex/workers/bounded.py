@@ -7,8 +7,8 @@ pool.py) for up to READS_PER_WORKER of them, one file alone forks one (`run`).
 
 A worker that does not come back with an answer (killed by a signal, aborted, past a limit or
 its deadline) raises `Stopped` here, naming the file and why in one line, exit 3: the file
-is unchecked, and a caller with many files goes on to the next, in a new worker. An exception the call raised
-in the child is raised here as it was (a PithError crosses with its fields).
+is unchecked, and a caller with many files goes on to the next, in a new worker. An exception
+the call raised in the worker is raised here as it was (a PithError crosses with its fields).
 
 Forking copies only the calling thread: with other threads running (a library user's, a test's
 HTTP server) or off Linux, the call runs in this process, unbounded, as it did before.
