@@ -141,18 +141,22 @@ def stalling(path, *args, **kw):
             signal.pause()
     return real(path, *args, **kw)
 view.read_view = stalling
+if os.environ.get("TEST_WALL"):  # a short deadline, to see it pass
+    from pithtex import limits
+    limits.READ_WALL_SECONDS, limits.NETWORK_SECONDS = float(os.environ["TEST_WALL"]), 0.1
 from pithtex.cli import main
 sys.exit(main(sys.argv[2:]))
 """
 
 
-def stalled_run(tmp_path: Path, folder: Path, *args: str) -> subprocess.Popen:
+def stalled_run(tmp_path: Path, folder: Path, *args: str, env: dict | None = None) -> subprocess.Popen:
     fifos = tmp_path / "fifos"
     fifos.mkdir(exist_ok=True)
     for pdf in folder.rglob("stall*.pdf"):
         os.mkfifo(fifos / (pdf.name + ".fifo"))
     return subprocess.Popen([sys.executable, "-c", STALLING, str(fifos), "verify", "--offline", str(folder), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
 
 
 def reader_pid(tmp_path: Path, name: str) -> int:
@@ -288,4 +292,20 @@ def test_one_pdf_whose_reader_is_killed_is_unchecked_in_one_line(tmp_path):
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 3 and out == "", (out, err)
     assert err.strip() == f"pithtex: reading {folder / 'stall.pdf'} stopped (its worker was killed (SIGKILL))"
+    assert gone(pid)
+
+
+@pytest.mark.parametrize(("jobs", "wall"), [("1", "5"), ("2", "5.2")])
+def test_a_worker_past_its_deadline_costs_its_file_only(tmp_path, jobs, wall):
+    """A read that never ends (its reader waits forever) is stopped at its deadline (shortened
+    here to 5 s, which the other files' reads stay far within, and for a worker of the pool two
+    network deadlines of 0.1 s more), by name; the next file is read by a new worker."""
+    folder = papers(tmp_path / "papers", "a.pdf", "stall.pdf", "z.pdf")
+    proc = stalled_run(tmp_path, folder, "--jobs", jobs, env={"TEST_WALL": "5"})
+    pid = reader_pid(tmp_path, "stall.pdf")
+    out, err = proc.communicate(timeout=300)
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[1].endswith(f"unchecked: reading {folder / 'stall.pdf'} stopped (it took over "
+                                                  f"{wall} s)"), out + err
+    assert "stopped" not in lines[0] + lines[2] and proc.returncode == 3, out + err
     assert gone(pid)
