@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.measure import header, ratio
 from pithtex.pdf import view
 from pithtex.workers import bounded
 from tests import bombkit, viewkit
@@ -85,6 +86,7 @@ def bombs(folder: Path) -> None:
 
 
 def main() -> None:
+    header(__file__)
     given = sys.argv[1] if len(sys.argv) > 1 else "30"
     pairs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,7 +114,9 @@ def main() -> None:
         print(f"in process: wall {med[False] * 1000:.1f} ms, CPU {mcpu[False] * 1000:.1f} ms a file (medians)")
         print(f"bounded:    wall {med[True] * 1000:.1f} ms, CPU {mcpu[True] * 1000:.1f} ms a file (medians); "
               f"{forks} forks for {n * pairs} reads; children's peak {peak / 1024:.0f} MiB")
-        print(f"bounded / in process: wall {med[True] / med[False]:.3f}x, CPU {mcpu[True] / mcpu[False]:.3f}x")
+        print("bounded / in process (ratio of medians of paired rounds): "
+              f"wall {ratio(times[True], times[False]):.3f}x, "
+              f"CPU {ratio(cpus[True], cpus[False]):.3f}x")
         print(f"a fork a file (as verify one.pdf reads): CPU {one_each * 1000:.1f} ms a file "
               f"({one_each / mcpu[False]:.2f}x in process)")
         print("bombs, read as `verify --offline BOMB` reads them:")

@@ -19,6 +19,7 @@ from .errors import PithError, Refused, Undecidable
 from .number import as_number, as_number_or_none
 from .target import is_pdf, kind_of
 from .value import TYPE_CHECKING, NamedTuple
+from .workers.pool import FileVerdict
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -110,21 +111,6 @@ class Verification(NamedTuple):
                                     "stamp": self.shows.stamp}
             out = {**out, "file": self.file, "shows": shows}
         return {**out, "summary": self.summary}
-
-
-class FileVerdict(NamedTuple):
-    """One file of many: its arXiv id and version, its Pith Number, its verdict."""
-
-    file: str
-    arxiv: str | None
-    number: PithNumber | None
-    state: str  # verified, invalid, unchecked, or "error" for a file that is no usable input
-    exit_code: int
-    detail: str  # the summary ("verified: record ..."), or the error ("error: ..."), state first
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "arxiv": self.arxiv, "number": self.number and self.number.body,
-                "state": self.state, "exit_code": self.exit_code, "detail": self.detail}
 
 
 class _Once:
@@ -289,7 +275,7 @@ class Client:
         of its own: the walk goes on (pithtex/workers/pool.py)."""
         from .workers.pool import verdicts
 
-        yield from verdicts(self, targets, password, progress, jobs)
+        yield from verdicts(self.verdict, self.timeout, targets, password, progress, jobs)
 
     def verdict(self, path: Path, password: bytes | None = None) -> FileVerdict:
         """One PDF's verdict line; what goes wrong with it (a PithError) is its line too."""

@@ -11,14 +11,16 @@ many there are.
 
 from __future__ import annotations
 
-from ..value import TYPE_CHECKING
+from typing import Any
+
+from ..value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from collections import deque
     from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
 
-    from ..client import Client, FileVerdict
+    from ..number import PithNumber
     from .bounded import Limits, Worker
 
 # Fetches one file's verdict may wait for (its record; an arXiv id's answer first): the
@@ -26,7 +28,23 @@ if TYPE_CHECKING:
 FETCHES_PER_FILE = 2
 
 
-def verdicts(client: Client, targets: Iterable[str | Path], password: bytes | None,
+class FileVerdict(NamedTuple):
+    """One file of many: its arXiv id and version, its Pith Number, its verdict."""
+
+    file: str
+    arxiv: str | None
+    number: PithNumber | None
+    state: str  # verified, invalid, unchecked, or "error" for a file that is no usable input
+    exit_code: int
+    detail: str  # the summary ("verified: record ..."), or the error ("error: ..."), state first
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "arxiv": self.arxiv, "number": self.number and self.number.body,
+                "state": self.state, "exit_code": self.exit_code, "detail": self.detail}
+
+
+
+def verdicts(verdict_of: VerdictOf, timeout: float | None, targets: Iterable[str | Path], password: bytes | None,
              progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
     """Each file's verdict, in order: made in `jobs` worker processes when a fork is safe (see
     bounded.can_fork); else made here one by one, each PDF read by one reused, bounded reader."""
@@ -37,25 +55,28 @@ def verdicts(client: Client, targets: Iterable[str | Path], password: bytes | No
     if can_fork():
         _warm()  # once here, not in each worker
     if jobs > 1 and can_fork():
-        yield from _in_workers(client, entries, password, progress, jobs)
+        yield from _in_workers(verdict_of, timeout, entries, password, progress, jobs)
         return
     with reading():
         for done, (path, unlisted) in enumerate(entries):
             if progress is not None:
                 progress(done, str(path))
-            yield unlisted_verdict(path, unlisted) if unlisted is not None else client.verdict(path, password)
+            yield unlisted_verdict(path, unlisted) if unlisted is not None else verdict_of(path, password)
 
 
 def unlisted_verdict(folder: Path, problem: OSError) -> FileVerdict:
     """A folder that cannot be listed: its own unchecked line; the files beside it go on."""
     from ..brand import STATE_OF_EXIT
-    from ..client import FileVerdict
     from ..errors import UNDECIDED
 
     why = problem.strerror or str(problem)
     return FileVerdict(str(folder), None, None, STATE_OF_EXIT[UNDECIDED], UNDECIDED,
                        f"{STATE_OF_EXIT[UNDECIDED]}: the folder {folder} cannot be listed ({why}); its PDFs "
                        "were not checked")
+
+
+if TYPE_CHECKING:  # one file's verdict, made by whoever asks for many (the Client's `verdict`)
+    VerdictOf = Callable[[Path, bytes | None], FileVerdict]
 
 
 class _Slot:
@@ -66,20 +87,21 @@ class _Slot:
         self.worker: Worker | None = None
 
 
-def _in_workers(client: Client, entries: Iterator[tuple[Path, OSError | None]], password: bytes | None,
-                progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
+def _in_workers(verdict_of: VerdictOf, timeout: float | None, entries: Iterator[tuple[Path, OSError | None]],
+                password: bytes | None, progress: Callable[[int, str], None] | None,
+                jobs: int) -> Iterator[FileVerdict]:
     from collections import deque
 
     from .bounded import end_all
 
     slots: deque[_Slot] = deque()
     workers: list[Worker] = []
-    limits = _limits(client)
+    limits = _limits(timeout)
     done = 0
     try:
         while True:
             _fill(slots, entries, 2 * jobs)
-            _start(slots, workers, client, jobs, limits, password)
+            _start(slots, workers, verdict_of, jobs, limits, password)
             if not slots:
                 return
             head = slots[0]
@@ -104,7 +126,7 @@ def _fill(slots: deque[_Slot], entries: Iterator[tuple[Path, OSError | None]], m
         slots.append(_Slot(path, unlisted_verdict(path, unlisted) if unlisted is not None else None))
 
 
-def _start(slots: Iterable[_Slot], workers: list[Worker], client: Client, jobs: int, limits: Limits,
+def _start(slots: Iterable[_Slot], workers: list[Worker], verdict_of: VerdictOf, jobs: int, limits: Limits,
            password: bytes | None) -> None:
     """Hand the oldest waiting files to idle workers, starting (or replacing) up to `jobs`."""
     from .bounded import fresh
@@ -115,7 +137,7 @@ def _start(slots: Iterable[_Slot], workers: list[Worker], client: Client, jobs: 
         idle = next((i for i, worker in enumerate(workers) if not worker.busy), None)
         if idle is None and len(workers) >= jobs:
             return
-        worker = fresh(workers[idle] if idle is not None else None, client.verdict, limits)
+        worker = fresh(workers[idle] if idle is not None else None, verdict_of, limits)
         if idle is None:
             workers.append(worker)
         else:
@@ -146,7 +168,6 @@ def _verdict_of(path: Path, worker: Worker) -> FileVerdict:
     """A worker's answer as the file's verdict; one that stopped, or raised (a bug), is that
     file's line, and the run goes on."""
     from .. import errors
-    from ..client import FileVerdict
     from ..errors import PithError, bug_message
     from .bounded import Stopped
 
@@ -162,12 +183,12 @@ def _verdict_of(path: Path, worker: Worker) -> FileVerdict:
     return verdict
 
 
-def _limits(client: Client) -> Limits:
+def _limits(timeout: float | None) -> Limits:
     """A read's limits, the deadline stretched by the network deadlines a verdict may wait for."""
     from ..limits import NETWORK_SECONDS, READ_WALL_SECONDS
     from .bounded import read_limits
 
-    return read_limits(READ_WALL_SECONDS + FETCHES_PER_FILE * (client.timeout or NETWORK_SECONDS))
+    return read_limits(READ_WALL_SECONDS + FETCHES_PER_FILE * (timeout or NETWORK_SECONDS))
 
 
 def _warm() -> None:
