@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import re
 from itertools import groupby, repeat
 
 from ..limits import MAX_FORM_DEPTH, MAX_RENDER_PIXELS
@@ -639,9 +638,6 @@ def _body_size(pieces: list[_Piece], box: pg.Box) -> float:
     return 0.0
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _unicode(raw: Any, textpage: Any, count: int) -> str:
     """The text page's characters, one str character each: in one call, unless a character
     beyond the BMP (two UTF-16 units) would shift the rest; then one call a character."""
@@ -650,8 +646,11 @@ def _unicode(raw: Any, textpage: Any, count: int) -> str:
     written = raw.FPDFText_GetText(textpage, 0, count, buf)
     units = bytes(buf)[: max(written - 1, 0) * 2]
     if written - 1 == count:
-        text = units.decode("utf-16-le", "surrogatepass")
-        if len(text) == count and not _SURROGATE.search(text):
+        try:
+            text = units.decode("utf-16-le")  # a lone surrogate fails; a pair makes one character of two
+        except UnicodeDecodeError:
+            text = ""
+        if len(text) == count:
             return text
     text_calls["FPDFText_GetUnicode"] += count
     return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
