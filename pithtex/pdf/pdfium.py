@@ -182,9 +182,11 @@ def _unseen(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece], 
     boxes = {i: view.box(pieces[i].bbox) for i in checked}
     for group in _apart(boxes, pieces):
         after = _without(raw, doc, view, [scene.handles[address] for address in group])
-        changed = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
-        ink.update(dict.fromkeys(group, changed.tobytes()))
-    return {i for i in checked if not _inked(ink[pieces[i].obj], view.width, view.height, boxes[i])}
+        ink.update(dict.fromkeys(group, ImageChops.difference(before, after).point(_INK_TABLE)))
+    return {i for i in checked if not _inked(ink[pieces[i].obj], boxes[i])}
+
+
+_INK_TABLE = [255 if level > INK_LEVEL else 0 for level in range(256)]  # a grey level's change: ink or not
 
 
 # Renderings of page 1 without some of its text, at most: objects whose characters touch are
@@ -293,14 +295,14 @@ class _Device:
         return Image.frombytes("L", (self.width, self.height), rows[0::4])  # grey: one channel says it
 
 
-def _inked(ink: bytes, width: int, height: int, box: tuple[int, int, int, int]) -> bool:
-    """Enough of the pixels in `box` changed (`ink`: the changed pixels, 255 a row of `width`)."""
+def _inked(ink: Any, box: tuple[int, int, int, int]) -> bool:
+    """Enough of the pixels in `box` changed (`ink`: a PIL image of the changed pixels, 255 each)."""
     left, top, right, bottom = box
     area = max(right - left, 1) * max(bottom - top, 1)
     # a pixel more on each side: a rule or a hyphen's box may be thinner than one pixel
-    left, right = max(left - 1, 0), min(right + 1, width)
-    changed = sum(ink.count(255, row * width + left, row * width + right)
-                  for row in range(max(top - 1, 0), min(bottom + 1, height)))
+    left, top, right, bottom = max(left - 1, 0), max(top - 1, 0), min(right + 1, ink.width), min(bottom + 1, ink.height)
+    # counted in C (the box cut out, its histogram's top bin), not a row at a time
+    changed = ink.crop((left, top, right, bottom)).histogram()[255] if right > left and bottom > top else 0
     return changed >= max(1.0, INK_SHARE * area)
 
 
@@ -601,6 +603,15 @@ class _Out:
               boxes: Iterator[pg.Box], page: pg.Box, cells: _Cells) -> None:
         """An object whose characters are each a piece (or each checked): its box, its own."""
         obj = address if on_top else 0
+        if state != CHECK and not in_band and len(segment.translate(_INKED)) == len(segment):
+            # glyphs only, each shown (the common case, the top part's text): each a piece
+            if self.run:
+                self.flush()
+            self.owner = text  # the white space after them belongs to it
+            size = text.size
+            # (`boxes` holds the rest of the page's too: zip takes as many as the segment has)
+            self.pieces.extend([_piece((char, size, cbox, 1, obj)) for char, cbox in zip(segment, boxes, strict=False)])
+            return
         for char in segment:
             cbox = next(boxes)
             if char in _BLANK:
@@ -610,7 +621,8 @@ class _Out:
             elif in_band:
                 self.band.append(char)
             else:
-                self.flush()
+                if self.run:  # (an empty run has no ink: nothing to flush)
+                    self.flush()
                 self.owner = text  # the white space after it belongs to it
                 self.pieces.append(_piece((char, text.size, cbox, 1, obj)))
 
