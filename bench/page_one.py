@@ -24,8 +24,11 @@ or two columns; Computer Modern and Latin Modern Type 1 fonts, T1-encoded fonts 
 Type 3 bitmaps on a TeX without cm-super, hyperref links, a figure with text at the top), each
 with arXiv's rotated stamp in the left margin under its own id.
 
+With --instructions, each of the two is also run once under callgrind: its instructions are
+the same on a busy machine, where wall and CPU time are not.
+
 Run: .venv/bin/python bench/page_one.py [PDF or FOLDER ...] [--repeat 5] [--make 60] [--starts 21]
-     [--pypdf] [--verify '--base-url http://127.0.0.1:PORT']
+     [--instructions] [--pypdf] [--verify '--base-url http://127.0.0.1:PORT']
 """
 
 from __future__ import annotations
@@ -177,9 +180,9 @@ def report_pages(files: list[Path], times: dict[str, list[list[float]]], repeat:
     return ratio
 
 
-def start_up(folder: Path, paper: Path, starts: int) -> float:
+def start_up(folder: Path, paper: Path, starts: int, instructions: bool) -> float:
     """`pithtex verify one.pdf` against `python -c pass`, wall seconds, interleaved: the ratio
-    of their medians."""
+    of their medians; with `instructions`, also each one's instructions under callgrind."""
     from tests.arxivkit import add_stamp
     from tests.recordkit import TestKey, canonical, full_record
     from tests.resolverkit import FakeResolver, Reply
@@ -204,6 +207,12 @@ def start_up(folder: Path, paper: Path, starts: int) -> float:
             shutil.rmtree(folder / "cache", ignore_errors=True)  # each run fetches, as a first verify does
             ours.append(_run(verify, env))
             bare.append(_run([python, "-c", "pass"], env))
+        if instructions:
+            shutil.rmtree(folder / "cache", ignore_errors=True)
+            counted = _instructions([python, *verify], env), _instructions([python, "-c", "pass"], env)
+            print(f"start-up, instructions (callgrind, one run each, the same under any load): pithtex verify "
+                  f"one.pdf {counted[0] / 1e6:.0f} M, python -c pass {counted[1] / 1e6:.0f} M: "
+                  f"x{counted[0] / counted[1]:.2f}")
     finally:
         fake.close()
     (a, a_cpu), (b, b_cpu) = ((statistics.median(t[0] for t in runs), statistics.median(t[1] for t in runs))
@@ -214,6 +223,18 @@ def start_up(folder: Path, paper: Path, starts: int) -> float:
     print(f"  start-up target <= {START_TARGET}x python -c pass: {'met' if a / b <= START_TARGET else 'NOT met'} "
           f"(wall x{a / b:.2f}, ratio of medians; CPU x{a_cpu / b_cpu:.2f})")
     return a / b
+
+
+def _instructions(command: list[str], env: dict[str, str]) -> int:
+    """Instructions one run of `command` executes, counted by callgrind."""
+    import re
+
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+                          capture_output=True, text=True, env=env, timeout=900, check=False)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if not found:
+        raise SystemExit(f"callgrind gave no count for {command[:3]}: {proc.stderr[-300:]}")
+    return int(found.group(1))
 
 
 def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -247,6 +268,8 @@ def main() -> None:
     parser.add_argument("--make", type=int, default=60)
     parser.add_argument("--starts", type=int, default=21, help="start-up runs (0: none)")
     parser.add_argument("--pypdf", action="store_true", help="time pypdf's extract_text too")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count the start-up's instructions under callgrind too (load-proof, ~1 min)")
     parser.add_argument("--verify", metavar="ARGS", default=None,
                         help="also time one `pithtex verify FILE... ARGS` (ARGS one string, e.g. '--base-url URL')")
     args = parser.parse_args()
@@ -255,7 +278,7 @@ def main() -> None:
         report_pages(files, measure(files, args.repeat, args.pypdf), args.repeat)
         if args.starts:
             paper = files[0] if args.pdfs else Path(tmp) / f"{KINDS[1][0]}.pdf"
-            start_up(Path(tmp), paper, args.starts)
+            start_up(Path(tmp), paper, args.starts, args.instructions)
         if args.verify is not None:
             verify, loop = verify_all(files, shlex.split(args.verify))
             print(f"  one pithtex verify over all: {verify:.2f} s; pdftotext -l 1 on each: {loop:.2f} s; "
