@@ -287,12 +287,12 @@ class _Device:
             if doc.formenv:
                 raw.FPDF_FFLDraw(doc.formenv.raw, bitmap, self.page.raw, *args)
             stride = raw.FPDFBitmap_GetStride(bitmap)
-            data = ctypes.string_at(raw.FPDFBitmap_GetBuffer(bitmap), stride * self.height)
+            pixels = (ctypes.c_ubyte * (stride * self.height)).from_address(raw.FPDFBitmap_GetBuffer(bitmap))
+            # grey: one channel (the first byte of each BGRx pixel) says it; read by PIL in C from
+            # PDFium's own buffer, and copied out (getchannel) before the bitmap is destroyed
+            return Image.frombuffer("RGBA", (self.width, self.height), pixels, "raw", "RGBA", stride, 1).getchannel(0)
         finally:
             raw.FPDFBitmap_Destroy(bitmap)
-        rows = data if stride == 4 * self.width else b"".join(
-            data[row * stride: row * stride + 4 * self.width] for row in range(self.height))
-        return Image.frombytes("L", (self.width, self.height), rows[0::4])  # grey: one channel says it
 
 
 def _inked(ink: Any, box: tuple[int, int, int, int]) -> bool:
