@@ -27,9 +27,7 @@ import os
 import socket
 import threading
 import time
-from typing import Any
-
-from .value import NamedTuple
+from typing import Any, NamedTuple  # typing's (value.py is a floor above): requests imports typing anyway
 
 CONNECT_TIMEOUT = 5.0  # no single connect waits longer, even with a longer deadline
 CHUNK = 8 * 1024
