@@ -8,7 +8,6 @@ graph, citations, links) is unsigned and is not vouched for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
@@ -19,6 +18,7 @@ from .number import PithAlias, PithNumber, parse_reference
 from .pdf import titles
 from .record import canonical_of, canonical_sha256, non_integer, submitted_year, title_sha256
 from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, PublicKey, decode_signature, pinned_keys
+from .value import NamedTuple
 
 if TYPE_CHECKING:
     from .pdf.shown import Shown
@@ -32,22 +32,43 @@ UNKNOWN: Status = "unknown"
 REQUIRED_IF_PRESENT = ("paper",)
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     status: Status
     detail: str
 
 
-@dataclass
 class Report:
-    number: PithNumber
-    canonical_sha256: str
-    key_id: str | None = None
-    checks: dict[str, Check] = field(default_factory=dict)
-    asked: PithNumber | None = None  # the number the user asked for (`expect`), if any
-    signer: str | None = None  # brand.signed_by_registry / signed_by_added, once a signature held
-    registry_signed: bool = False  # the signature that held is a pinned registry key's
-    title: str | None = None  # the record's title, when it hashes to title_canon_sha256 (`record_title`)
+    """What verifying a record found; filled in as the checks run (`checks`, `signer`, ...).
+    A plain class, not a dataclass: `dataclasses` (with `inspect` and `ast`) costs every
+    `verify` more to import than the check itself takes."""
+
+    _FIELDS = ("number", "canonical_sha256", "key_id", "checks", "asked", "signer", "registry_signed", "title")
+
+    def __init__(self, number: PithNumber, canonical_sha256: str, key_id: str | None = None,
+                 checks: dict[str, Check] | None = None, asked: PithNumber | None = None, signer: str | None = None,
+                 registry_signed: bool = False, title: str | None = None) -> None:
+        self.number = number
+        self.canonical_sha256 = canonical_sha256
+        self.key_id = key_id
+        self.checks: dict[str, Check] = {} if checks is None else checks
+        self.asked = asked  # the number the user asked for (`expect`), if any
+        self.signer = signer  # brand.signed_by_registry / signed_by_added, once a signature held
+        self.registry_signed = registry_signed  # the signature that held is a pinned registry key's
+        self.title = title  # the record's title, when it hashes to title_canon_sha256 (`record_title`)
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass without frozen=True
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__qualname__}({shown})"
 
     @property
     def headline_number(self) -> PithNumber:
