@@ -78,6 +78,16 @@ def test_a_title_measured_in_a_box_first_is_left_out_of_info_with_one_warning(tm
 
 
 @pytest.mark.parametrize("route", ROUTES)
+def test_a_title_stored_as_a_class_command_gives_its_argument_as_pith_title(tmp_path, route):
+    """aastex 5 stores each \\title as \\make@title{...}, which sets it in `center`: purifying it
+    for /PithTitle expanded the list code's conditionals, and an \\iffalse skipped the rest of
+    the document (`Incomplete \\iffalse', no PDF)."""
+    run = compile_fixture(tmp_path, "titlecmd", route, passes=1)
+    assert pith_title(run.pdf) == "A Quokka Title Typeset by a Command of the Class"
+    assert the_badge(run.pdf).page == 1
+
+
+@pytest.mark.parametrize("route", ROUTES)
 def test_a_title_page_set_at_begin_document_still_gives_pith_title(tmp_path, route):
     """PoS typesets its front page from the begindocument hook: the title was already typeset
     (its store put back) when pith looked for it, and /PithTitle was left out, with no word."""
