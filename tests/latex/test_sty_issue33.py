@@ -41,11 +41,14 @@ def test_a_mark_moved_into_a_footnote_is_not_the_end_of_the_block(tmp_path, rout
 def test_a_block_that_runs_to_the_page_s_foot_puts_the_badge_under_the_title(tmp_path, route):
     """PoS sets a collaboration's authors as one \\vtop and their addresses as one \\vbox: page 1
     ends with them, and the badge after the block's last mark opened page 2. With no room
-    below the block on its page, the badge goes right under the title, and the log says why."""
-    run, badge, words = placed(tmp_path, "longcollab", route)
-    assert_under(badge, words, "report", "lovelace")
-    assert_flush_left_with(badge, words, "quokka")
-    assert "Badge placed under the title: the title block runs to the foot of page 1" in flat_log(run.log)
+    below the block on its page, the badge goes right under the title, and the log says why.
+    A third run judges the second's marks, where the addresses went on to page 2: the same."""
+    for passes in (2, 3):
+        (folder := tmp_path / f"passes{passes}").mkdir()
+        run, badge, words = placed(folder, "longcollab", route, passes=passes)
+        assert_under(badge, words, "report", "lovelace")
+        assert_flush_left_with(badge, words, "quokka")
+        assert "Badge placed under the title: the title block runs to the foot of page 1" in flat_log(run.log)
 
 
 # -- /PithTitle: clean or left out with one warning -------------------------------------------------
