@@ -24,9 +24,14 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "titles"
@@ -55,7 +60,8 @@ KINDS = [  # (kind, paper)
     ("33 the block in registers (JINST)", "jinstblock"),
 ]
 READS = ("\\documentclass{article}\n\\usepackage{listings}\n\\usepackage{pith}\n"
-         "\\pithnumber{YBK5PTAKOSCXY2WMLIIB7DMYH6}\n\\title{A Quokka Title}\\author{Ann Lovelace}\n"
+         f"\\pithnumber{{{SAMPLE_BODY}}}\n"
+         "\\title{A Quokka Title}\\author{Ann Lovelace}\n"
          "\\begin{document}\n\\maketitle\nThe program printed:\n\\lstinputlisting{run.out}\n\\end{document}\n")
 
 
@@ -123,10 +129,11 @@ def main() -> None:
     parser.add_argument("--engine", default="pdflatex", choices=["pdflatex", "xelatex", "latex"],
                         help="the TeX engine (latex: the DVI route's TeX run only)")
     args = parser.parse_args()
+    header(__file__)
     roots = ["", *args.root]
     results = [(version(root), measure(root, args.rounds, args.engine)) for root in roots]
-    print(f"load average {os.getloadavg()[0]:.1f}; seconds, wall / CPU of {args.engine}; first run (no .aux), "
-          f"then the median of {args.rounds} with it")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end; seconds, wall / CPU of {args.engine}; "
+          f"first run (no .aux), then the median of {args.rounds} with it")
     print("| kind | paper | " + " | ".join(f"{v}: first | {v}: with .aux" for v, _ in results) + " |")
     print("|---|---|" + "---|---|" * len(results))
     for kind, name in KINDS:
