@@ -51,6 +51,16 @@ def test_a_block_that_runs_to_the_page_s_foot_puts_the_badge_under_the_title(tmp
         assert "Badge placed under the title: the title block runs to the foot of page 1" in flat_log(run.log)
 
 
+@pytest.mark.parametrize("route", ROUTES)
+def test_an_item_first_typeset_on_a_later_page_does_not_move_the_badge_under_the_title(tmp_path, route):
+    """Only an item that starts on the title's page and ends on the next runs the block past
+    page 1: a date the class sets at the paper's end (its marks on page 2) is no part of it,
+    and the badge stays under the authors."""
+    run, badge, words = placed(tmp_path, "latedate", route, passes=3)
+    assert_under(badge, words, "lovelace", "kelp")
+    assert "Badge placed under the title" not in flat_log(run.log)
+
+
 # -- /PithTitle: clean or left out with one warning -------------------------------------------------
 def pith_title(pdf) -> str | None:
     from pypdf import PdfReader
