@@ -58,6 +58,7 @@ KINDS = [  # (kind, paper)
     ("33 the class's own title macros (ametsoc)", "ownmacros"),
     ("33 a block set in place, small notes (BMC)", "setinplace"),
     ("33 the block in registers (JINST)", "jinstblock"),
+    ("33 a date set at the paper's end (a guard)", "latedate"),
 ]
 READS = ("\\documentclass{article}\n\\usepackage{listings}\n\\usepackage{pith}\n"
          f"\\pithnumber{{{SAMPLE_BODY}}}\n"
