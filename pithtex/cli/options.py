@@ -29,3 +29,16 @@ def add_password(parser: ArgumentParser) -> None:
     user password is tried)."""
     parser.add_argument("--password", metavar="PW", type=str.encode,
                         help="the password of an encrypted PDF (user or owner)")
+
+
+def usable_jobs(asked: int | None) -> int:
+    """`--jobs` as worker processes to run (limits.usable_jobs): refused in one line when it is no
+    count of processes, capped with a note on stderr past four a usable CPU."""
+    import sys
+
+    from ..limits import usable_jobs as checked
+
+    jobs, note = checked(asked)
+    if note is not None:
+        print(f"pithtex: note: {note}", file=sys.stderr)
+    return jobs
