@@ -30,7 +30,7 @@ help:
 	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
 	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
 	@echo "make web-pack  the npm package of <pith-badge> (web/) as dist/pith-badge-VERSION.tgz"
-	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root)"
+	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root; TEXLIVE_TESTS=FILES for fewer)"
 	@echo "make doc    the manual, latex/pith-doc.tex -> $(OUT)/doc/pith-doc.pdf"
 
 $(BIN)/pithtex: pyproject.toml
