@@ -34,7 +34,12 @@ _NAMED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five"
           "eight": "8", "nine": "9", "germandbls": "ss", "ae": "ae", "AE": "AE", "oe": "oe", "OE": "OE",
           "oslash": "o", "Oslash": "O", "dotlessi": "i", "dotlessj": "j", "lslash": "l", "Lslash": "L",
           "eth": "d", "Eth": "D", "thorn": "th", "Thorn": "TH", "ff": "ff", "fi": "fi", "fl": "fl", "ffi": "ffi",
-          "ffl": "ffl", "dcroat": "d", "Dcroat": "D"}
+          "ffl": "ffl", "dcroat": "d", "Dcroat": "D", "SS": "SS", "IJ": "IJ", "ij": "ij", "Eng": "Ŋ", "eng": "ŋ"}
+# Greek letters by their glyph names (OT1's capitals, math italic's letters)
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
+          "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
+_NAMED.update({name: chr(0x3B1 + i + (i > 16)) for i, name in enumerate(_GREEK)})
+_NAMED.update({name.capitalize(): chr(0x391 + i + (i > 16)) for i, name in enumerate(_GREEK)})
 # A letter and an accent, as the Adobe Glyph List names accented letters (`eacute`, `Ccaron`).
 _ACCENTED = (r"([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|macron|breve|ogonek"
                        r"|dotaccent|hungarumlaut|commaaccent)")
@@ -106,16 +111,77 @@ def lies(pdf: PdfFile, font: Any) -> str | None:
     return None
 
 
+def untold(pdf: PdfFile, font: Any) -> str | None:
+    """Why a font's glyphs cannot be told from its text layer by their names ("a composite
+    (Type 0) font, whose codes name no glyph"), or None when they can: a simple font whose
+    every code its ToUnicode map reads as a letter or digit names a glyph that means one (then
+    `lies` compares them), or, without a map, whose text is its glyph names. A title set in an
+    untold font is read from the rendered page (pithtex/pdf/ocr.py) or not taken at all."""
+    font = pdf.resolve(font)
+    kind = font.get("Subtype") if isinstance(font, dict) else None
+    if kind == "Type0":
+        return "a composite (Type 0) font, whose codes name no glyph"
+    if kind == "Type3":
+        return "a Type 3 font, whose glyphs are drawings of its own"
+    if not isinstance(font, dict) or kind not in _SIMPLE:
+        return "a font pithtex does not read"
+    names, complete = _encoding(pdf, font)
+    mapping = pdf.resolve(font.get("ToUnicode"))
+    if not isinstance(mapping, Stream):
+        # the text is what the glyph names say: read by PDFium from the same encoding, or from
+        # the program's own (a Type 1 program's is read above; a CFF or TrueType one's is not)
+        return None if names else f"a {kind} font with its own encoding, which pithtex does not read"
+    try:
+        data = decode_stream(mapping, limit=MAX_TOUNICODE_BYTES)
+    except (Oversize, PdfSyntaxError):
+        return f"a {kind} font whose ToUnicode map cannot be read"
+    from .titles import key
+
+    for code, text in _to_unicode(data).items():
+        name = names.get(code)
+        if name is None and complete:
+            continue  # the code draws .notdef, no letter
+        if not key(text):
+            continue  # no letter or digit: nothing a title shows by
+        if name is None:
+            return f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
+        if glyph_text(name) is None:
+            return f"a {kind} font whose code {code:#04x} reads {text!r} but draws the glyph '{name}'"
+    return None
+
+
+def font_key(name: str) -> str:
+    """A font's name as both readers give it: without a subset's tag (`ABCDEF+`) and a composite
+    font's CMap suffix (`-Identity-H`), which PDFium drops and pithtex's reader keeps."""
+    return re.sub(r"-Identity-[HV]$", "", re.sub(r"^[A-Z]{6}\+", "", name))
+
+
 def _glyph_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str]:
-    """The glyph name of each one-byte code the font names: its /Differences, and where the
-    encoding is a standard one (or the font a non-embedded standard font), the letters and
-    digits, whose codes every standard encoding gives their ASCII names."""
+    return _encoding(pdf, font)[0]
+
+
+# Standard encodings whose every code Python's codecs know (letters as uniXXXX names).
+_CODECS = {"WinAnsiEncoding": "cp1252", "MacRomanEncoding": "mac_roman"}
+
+
+def _encoding(pdf: PdfFile, font: dict[str, Any]) -> tuple[dict[int, str], bool]:
+    """The glyph name of each one-byte code the font names, and whether a code it leaves out
+    draws no glyph (.notdef) rather than one its program names: its /Differences, over a
+    standard encoding's names (WinAnsi and MacRoman whole; else, or for a non-embedded standard
+    font, the letters and digits, whose codes every standard encoding gives their ASCII names),
+    or over an embedded Type 1 program's own encoding, read from the program."""
     encoding = pdf.resolve(font.get("Encoding"))
     base = encoding.get("BaseEncoding") if isinstance(encoding, dict) else encoding
     names: dict[int, str] = {}
-    if base in _STANDARD_ENCODINGS or (base is None and _standard_font(pdf, font)):
-        names = {code: chr(code) for code in range(0x30, 0x7B) if chr(code).isalnum()}
-        names.update({code: name for code, name in zip(range(0x30, 0x3A), _DIGITS, strict=True)})
+    complete = False
+    builtin = _builtin_names(pdf, font) if base is None else None
+    if base in _STANDARD_ENCODINGS or (base is None and _standard_font(pdf, font)) or builtin == _STANDARD:
+        names = _standard_names()
+        if isinstance(base, str) and base in _CODECS:
+            names = _codec_names(_CODECS[base]) | names
+            complete = True
+    elif builtin is not None:
+        names, complete = builtin, True
     differences = pdf.resolve(encoding.get("Differences")) if isinstance(encoding, dict) else None
     if isinstance(differences, list):
         code = 0
@@ -126,10 +192,76 @@ def _glyph_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str]:
             elif isinstance(item, str) and 0 <= code < 256:
                 names[code] = item
                 code += 1
-    return names
+    return names, complete
+
+
+def _codec_names(codec: str) -> dict[int, str]:
+    """Each code's character in a standard encoding, as a uniXXXX glyph name."""
+    out = {}
+    for code in range(0x20, 0x100):
+        try:
+            out[code] = f"uni{ord(bytes([code]).decode(codec)):04X}"
+        except UnicodeDecodeError:
+            continue  # no character there: .notdef
+    return out
 
 
 _DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _standard_names() -> dict[int, str]:
+    names = {code: chr(code) for code in range(0x30, 0x7B) if chr(code).isalnum()}
+    names.update({code: name for code, name in zip(range(0x30, 0x3A), _DIGITS, strict=True)})
+    return names
+
+
+# The cleartext part of a Type 1 program read for its encoding, at most (a font's is a few kB).
+_CLEARTEXT = 64 * 1024
+_STANDARD = {-1: "StandardEncoding"}  # what _builtin_names says of `/Encoding StandardEncoding def`
+_ENCODING_ENTRY = rb"dup\s+(\d{1,3})\s*/([^\s/\[\]()<>{}%]{1,64})\s+put"
+
+
+def _builtin_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str] | None:
+    """The encoding an embedded Type 1 program (FontFile) declares in its cleartext part: each
+    `dup CODE /name put`, or _STANDARD for `/Encoding StandardEncoding def`. None when the font
+    has no such program, or it cannot be read (its encoding then stays unknown: `untold`)."""
+    if font.get("Subtype") not in ("Type1", "MMType1"):
+        return None
+    descriptor = pdf.resolve(font.get("FontDescriptor"))
+    program = pdf.resolve(descriptor.get("FontFile")) if isinstance(descriptor, dict) else None
+    if not isinstance(program, Stream):
+        return None
+    text = _cleartext(program)
+    if text is None:
+        return None
+    start = text.find(b"/Encoding")
+    if start < 0:
+        return None
+    if re.match(rb"/Encoding\s+StandardEncoding\s+def", text[start:]):
+        return _STANDARD
+    end = text.find(b"readonly def", start)
+    names = {int(m[1]): m[2].decode("latin-1")
+             for m in re.finditer(_ENCODING_ENTRY, text[start:end if end > 0 else len(text)])}
+    return {code: name for code, name in names.items() if code < 256}
+
+
+def _cleartext(program: Stream) -> bytes | None:
+    """The first _CLEARTEXT bytes of a Type 1 program, up to `eexec` (its encrypted part says
+    nothing of its encoding): stored plain or Flate-compressed; None otherwise."""
+    filters = program.dict.get("Filter")
+    if filters is None:
+        data = program.raw[:_CLEARTEXT]
+    elif filters in ("FlateDecode", ["FlateDecode"]):
+        import zlib
+
+        try:
+            data = zlib.decompressobj().decompress(program.raw, _CLEARTEXT)
+        except zlib.error:
+            return None
+    else:
+        return None
+    end = data.find(b"eexec")
+    return data[:end] if end >= 0 else data
 
 
 def _standard_font(pdf: PdfFile, font: dict[str, Any]) -> bool:

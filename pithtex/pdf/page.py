@@ -132,14 +132,44 @@ def _measure_in(pdf: PdfFile) -> Hidden:
     forms_off = _forms(pdf, resources, budget, off, set(), 0, fonts, decoded)
     _drawn(pdf, data, resources, decoded, {})
     names = frozenset(_name(pdf, ref) for ref in off.values())
-    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts))
+    told, why = _told_fonts(pdf, fonts)
+    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts), told, why)
+
+
+def _told_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The fonts (by glyphs.font_key) whose glyphs can be told from their text layer, and why
+    each other one cannot: a name any untold font bears is untold, whatever else bears it."""
+    from .glyphs import font_key, untold
+
+    told: set[str] = set()
+    why: dict[str, str] = {}
+    for font in list(fonts.values())[:MAX_FONTS_CHECKED]:
+        reason = untold(pdf, font)
+        for name in _font_names(pdf, font):
+            if reason is None:
+                told.add(font_key(name))
+            else:
+                why.setdefault(font_key(name), reason)
+    return frozenset(told - why.keys() - {""}), tuple(why.items())  # a name PDFium cannot give is no font's
+
+
+def _font_names(pdf: PdfFile, font: Any) -> list[str]:
+    """A font's /BaseFont, and a composite font's descendant's (the one PDFium names)."""
+    if not isinstance(font, dict):
+        return []
+    names = [font.get("BaseFont")]
+    descendants = pdf.resolve(font.get("DescendantFonts"))
+    if isinstance(descendants, list) and descendants:
+        first = pdf.resolve(descendants[0])
+        names.append(first.get("BaseFont") if isinstance(first, dict) else None)
+    return [name if isinstance(name, str) else "" for name in names]
 
 
 def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
     """The base font names of the fonts page 1 may use whose text layer says other letters than
     their glyphs draw (pithtex/pdf/glyphs.py): no text in a font of that name counts. One
     without a name leaves nothing to tell its text by: _Untrue, the page is not read."""
-    from .glyphs import lies
+    from .glyphs import font_key, lies
 
     untrue = set()
     for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
@@ -150,7 +180,7 @@ def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
         if not isinstance(named, str) or not named:
             raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), so "
                           "its text is not what a reader sees")
-        untrue.add(named)
+        untrue.add(font_key(named))  # as PDFium names it (no subset tag)
     return frozenset(untrue)
 
 
