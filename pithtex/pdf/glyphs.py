@@ -82,9 +82,10 @@ def _part(part: str) -> str | None:
     return None
 
 
-def lies(pdf: PdfFile, font: Any) -> str | None:
+def lies(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str | None:
     """How a simple font's ToUnicode map contradicts its glyph names ("code 0x41 draws the glyph
-    'S', its text layer says 'A'"), or None when it does not (or cannot be told)."""
+    'S', its text layer says 'A'"), or None when it does not (or cannot be told). `used`: only
+    these codes are looked at (those page 1 shows; a TeX font's map covers its whole encoding)."""
     font = pdf.resolve(font)
     if not isinstance(font, dict) or font.get("Subtype") not in _SIMPLE:
         return None
@@ -101,6 +102,8 @@ def lies(pdf: PdfFile, font: Any) -> str | None:
     from .titles import key
 
     for code, text in _to_unicode(data).items():
+        if used is not None and code not in used:
+            continue
         name = names.get(code)
         meant = glyph_text(name) if name is not None else None
         if meant is None:
@@ -111,12 +114,13 @@ def lies(pdf: PdfFile, font: Any) -> str | None:
     return None
 
 
-def untold(pdf: PdfFile, font: Any) -> str | None:
+def untold(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str | None:
     """Why a font's glyphs cannot be told from its text layer by their names ("a composite
     (Type 0) font, whose codes name no glyph"), or None when they can: a simple font whose
     every code its ToUnicode map reads as a letter or digit names a glyph that means one (then
     `lies` compares them), or, without a map, whose text is its glyph names. A title set in an
-    untold font is read from the rendered page (pithtex/pdf/ocr.py) or not taken at all."""
+    untold font is read from the rendered page (pithtex/pdf/ocr.py) or not taken at all.
+    `used`: only these codes are looked at, as in `lies`."""
     font = pdf.resolve(font)
     kind = font.get("Subtype") if isinstance(font, dict) else None
     if kind == "Type0":
@@ -138,6 +142,8 @@ def untold(pdf: PdfFile, font: Any) -> str | None:
     from .titles import key
 
     for code, text in _to_unicode(data).items():
+        if used is not None and code not in used:
+            continue
         name = names.get(code)
         if name is None and complete:
             continue  # the code draws .notdef, no letter
@@ -340,3 +346,81 @@ def _hex(text: bytes) -> bytes:
 
 def _utf16(data: bytes) -> str:
     return data.decode("utf-16-be", "replace")
+
+
+# -- the codes page 1 shows in each font -----------------------------------------------------------
+# A content stream's tokens: a literal string's opening parenthesis (read on by _literal), a hex
+# string, a name, a dictionary's brackets, a comment, an operator or number. Compiled on first use.
+_CONTENT = rb"\(|<<|>>|<([0-9A-Fa-f\s]*)>|/([^\s/\[\]()<>{}%]*)|%[^\r\n]*|([^\s/\[\]()<>{}%]+)|[\[\]{}]"
+_SHOWING = frozenset({b"Tj", b"TJ", b"'", b'"'})
+
+
+def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]]) -> None:
+    """Add to `used` (by font key) each one-byte code that `data`, a content stream whose font
+    resources `fonts` names (resource name to font key), shows with Tj, TJ, ' and ". Inline
+    images are skipped whole; a string that does not end ends the reading."""
+    font: int | None = None
+    name: str | None = None
+    strings: list[bytes] = []
+    at = 0
+    tokens = re.compile(_CONTENT)
+    while True:
+        m = tokens.search(data, at)
+        if m is None:
+            return
+        at = m.end()
+        token = m.group(0)
+        if token == b"(":
+            literal = _literal(data, at)
+            if literal is None:
+                return
+            at, text = literal
+            strings.append(text)
+        elif m.group(1) is not None:
+            strings.append(_hex(m.group(1)))
+        elif m.group(2) is not None:
+            name = m.group(2).decode("latin-1")
+        elif m.group(3) is not None:
+            word = m.group(3)
+            if word == b"Tf":
+                font = fonts.get(name or "")
+            elif word in _SHOWING:
+                if font is not None:
+                    used.setdefault(font, set()).update(b for text in strings for b in text)
+                strings = []
+            elif word == b"ID":  # an inline image's data, up to EI
+                end = re.compile(rb"\sEI(?![^\s/\[\]()<>{}%])").search(data, at)
+                at = end.end() if end else len(data)
+            elif not word[:1].isdigit() and word[:1] not in b"+-.":
+                strings = []  # another operator: what it took is no text shown
+
+
+def _literal(data: bytes, at: int) -> tuple[int, bytes] | None:
+    """A literal string's bytes from `at` (after its opening parenthesis) to its balanced end, as
+    (where it ends, its bytes with escapes undone); None when it does not end."""
+    out = bytearray()
+    depth = 1
+    special = re.compile(rb"[\\()]")
+    while True:
+        m = special.search(data, at)
+        if m is None:
+            return None
+        out += data[at:m.start()]
+        c = m.group(0)
+        if c == b"\\":
+            escape = data[m.end():m.end() + 1]
+            at = m.end() + 1
+            octal = re.match(rb"[0-7]{1,3}", data[m.end():m.end() + 3])
+            if octal:
+                out.append(int(octal.group(0), 8) & 0xFF)
+                at = m.end() + len(octal.group(0))
+            elif escape in b"nrtbf":
+                out += {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}[escape] if escape else b""
+            elif escape not in b"\r\n":
+                out += escape
+            continue
+        at = m.end()
+        depth += 1 if c == b"(" else -1
+        if depth == 0:
+            return at, bytes(out)
+        out += c

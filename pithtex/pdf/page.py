@@ -132,19 +132,55 @@ def _measure_in(pdf: PdfFile) -> Hidden:
     forms_off = _forms(pdf, resources, budget, off, set(), 0, fonts, decoded)
     _drawn(pdf, data, resources, decoded, {})
     names = frozenset(_name(pdf, ref) for ref in off.values())
-    told, why = _told_fonts(pdf, fonts)
-    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts), told, why)
+    used = _Used(pdf, data, resources, decoded)
+    told, why = _told_fonts(pdf, fonts, used)
+    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts, used), told, why)
 
 
-def _told_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+class _Used:
+    """The codes page 1 shows in each font (by its key in `fonts`), read from its content only
+    when a font's text layer is in doubt: a TeX font's ToUnicode map covers its whole encoding,
+    codes the subset leaves undrawn included, and only the codes shown are judged."""
+
+    def __init__(self, pdf: PdfFile, data: bytes, resources: Any, decoded: dict[int, bytes]) -> None:
+        self.pdf, self.data, self.resources, self.decoded = pdf, data, resources, decoded
+        self.codes: dict[int, set[int]] | None = None
+
+    def of(self, key: int) -> frozenset[int]:
+        if self.codes is None:
+            self.codes = {}
+            self._read(self.data, self.resources, set())
+        return frozenset(self.codes.get(key, ()))
+
+    def _read(self, data: bytes, resources: Any, seen: set[int]) -> None:
+        from .glyphs import shown_codes
+
+        if not isinstance(resources, dict) or self.codes is None:
+            return
+        table = self.pdf.resolve(resources.get("Font"))
+        names = {name: value.num if isinstance(value, Ref) else id(self.pdf.resolve(value))
+                 for name, value in (table.items() if isinstance(table, dict) else [])}
+        shown_codes(data, names, self.codes)
+        xobjects = self.pdf.resolve(resources.get("XObject"))
+        for value in (xobjects.values() if isinstance(xobjects, dict) else []):
+            if isinstance(value, Ref) and value.num in self.decoded and value.num not in seen:
+                seen.add(value.num)
+                form = self.pdf.resolve(value)
+                inner = self.pdf.resolve(form.dict.get("Resources")) if isinstance(form, Stream) else None
+                self._read(self.decoded[value.num], inner if isinstance(inner, dict) else resources, seen)
+
+
+def _told_fonts(pdf: PdfFile, fonts: dict[int, Any], used: _Used) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
     """The fonts (by glyphs.font_key) whose glyphs can be told from their text layer, and why
     each other one cannot: a name any untold font bears is untold, whatever else bears it."""
     from .glyphs import font_key, untold
 
     told: set[str] = set()
     why: dict[str, str] = {}
-    for font in list(fonts.values())[:MAX_FONTS_CHECKED]:
+    for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
         reason = untold(pdf, font)
+        if reason is not None and isinstance(font, dict) and font.get("Subtype") != "Type0":
+            reason = untold(pdf, font, used.of(key))  # judged again by the codes page 1 shows
         for name in _font_names(pdf, font):
             if reason is None:
                 told.add(font_key(name))
@@ -165,7 +201,7 @@ def _font_names(pdf: PdfFile, font: Any) -> list[str]:
     return [name if isinstance(name, str) else "" for name in names]
 
 
-def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
+def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any], used: _Used) -> frozenset[str]:
     """The base font names of the fonts page 1 may use whose text layer says other letters than
     their glyphs draw (pithtex/pdf/glyphs.py): no text in a font of that name counts. One
     without a name leaves nothing to tell its text by: _Untrue, the page is not read."""
@@ -173,7 +209,7 @@ def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
 
     untrue = set()
     for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
-        lie = lies(pdf, font)
+        lie = lies(pdf, font) and lies(pdf, font, used.of(key))
         if lie is None:
             continue
         named = font.get("BaseFont") if isinstance(font, dict) else None
