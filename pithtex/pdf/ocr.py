@@ -54,7 +54,10 @@ def read_image(image: Any) -> tuple[str | None, str | None]:
 
     png = io.BytesIO()
     image.save(png, "PNG")
-    command = [limiter, f"--cpu={CPU_SECONDS}", f"--as={ADDRESS_SPACE}", "--",
+    import resource
+
+    cpu, space = (_within(CPU_SECONDS, resource.RLIMIT_CPU), _within(ADDRESS_SPACE, resource.RLIMIT_AS))
+    command = [limiter, f"--cpu={cpu}", f"--as={space}", "--",
                program, "stdin", "stdout", "--psm", "6", "-l", "eng"]
     env = {"PATH": os.environ.get("PATH", ""), "OMP_THREAD_LIMIT": "1", "LC_ALL": "C"}
     if "TESSDATA_PREFIX" in os.environ:
@@ -63,6 +66,15 @@ def read_image(image: Any) -> tuple[str | None, str | None]:
     if out is None:
         return None, problem
     return out.decode("utf-8", "replace"), None
+
+
+def _within(wanted: int, which: int) -> int:
+    """`wanted`, or less where this process's own hard limit is lower (a bounded worker reading
+    the page: a child cannot be given more than its parent may have)."""
+    import resource
+
+    hard = resource.getrlimit(which)[1]
+    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
 
 
 def _run(command: list[str], data: bytes, env: dict[str, str]) -> tuple[bytes | None, str | None]:
