@@ -64,9 +64,10 @@ def _cmap_format4(font: bytes) -> dict[int, int]:
     return out
 
 
-def type0_title(path: Path, *, drawn: str, read: str) -> Path:
+def type0_title(path: Path, *, drawn: str, read: str, below: bool = False) -> Path:
     """viewkit's page with its title in DejaVu Sans embedded as a composite font: code i+1 draws
-    drawn[i]'s glyph (its own CIDToGIDMap) while the ToUnicode map reads read[i]."""
+    drawn[i]'s glyph (its own CIDToGIDMap) while the ToUnicode map reads read[i]. `below`: the
+    title in Helvetica instead, that line at 10 pt in the body."""
     drawn, read = _padded(drawn, read)
     program = DEJAVU.read_bytes()
     glyph_of = _cmap_format4(program)
@@ -87,7 +88,9 @@ def type0_title(path: Path, *, drawn: str, read: str) -> Path:
             Encoding=pikepdf.Name("/Identity-H"), DescendantFonts=[cid],
             ToUnicode=pdf.make_stream(_to_unicode(list(read), 2)))
     codes = b"".join(struct.pack(">H", i + 1) for i in range(len(drawn)))
-    return viewkit.paper(path, b"BT /F9 %d Tf 72 %d Td <%s> Tj ET\n" % (SIZE, viewkit.TITLE_Y, codes.hex().encode()),
+    size, y = (10, 150) if below else (SIZE, viewkit.TITLE_Y)
+    title = viewkit.line(viewkit.TITLE_A, SIZE, viewkit.TITLE_Y) if below else b""
+    return viewkit.paper(path, title + b"BT /F9 %d Tf 72 %d Td <%s> Tj ET\n" % (size, y, codes.hex().encode()),
                          edit=edit)
 
 

@@ -114,6 +114,25 @@ def test_without_tesseract_a_title_in_an_untold_font_is_unchecked_in_one_line(fa
     assert stamped.returncode == 1 and "not stamped: its record does not verify" in stamped.stderr, stamped.stderr
 
 
+def test_the_pixels_are_read_in_the_page_view_and_only_for_the_title(tmp_path, monkeypatch):
+    """What a bounded worker hands back (view.read_view, pickled): the title band as Tesseract
+    read it. A composite font elsewhere on the page (not the title's) starts no Tesseract."""
+    import pickle
+
+    from pithtex.pdf.view import read_view
+
+    path, counted = ocrkit.counting_path(tmp_path / "bin")
+    monkeypatch.setenv("PATH", path)
+    view = pickle.loads(pickle.dumps(read_view(
+        ocrkit.type0_title(tmp_path / "title.pdf", drawn=viewkit.TITLE_A, read=viewkit.TITLE_A))))
+    assert view.page.untold is not None and "composite (Type 0) font" in view.page.untold
+    assert view.page.pixels is not None and ocr.reads(viewkit.TITLE_A, view.page.pixels), view.page.pixels
+    assert ocrkit.runs(counted) == 1
+    body = read_view(ocrkit.type0_title(tmp_path / "body.pdf", drawn=DRAWN, read=viewkit.TITLE_A, below=True))
+    assert body.page.untold is None and body.page.pixels is None and ocrkit.runs(counted) == 1
+    assert body.shown.largest == viewkit.TITLE_A
+
+
 @pytest.mark.parametrize(("read", "shows"), [
     (viewkit.TITLE_A, True),
     ("Efficient Routlng in Sparse Expert Netw0rks\nA. Author", True),  # l for i, 0 for o
