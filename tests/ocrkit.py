@@ -113,16 +113,39 @@ def _glyph_name(c: str) -> str:
     return "space" if c == " " else _DIGITS[int(c)] if c.isdigit() else c
 
 
-def type1_title(path: Path, *, drawn: str, read: str) -> Path:
+_EEXEC = (55665, 52845, 22719)  # eexec's key and constants (Adobe Type 1 Font Format, 7.2)
+
+
+def _eexec(data: bytes, decrypt: bool) -> bytes:
+    r, c1, c2 = _EEXEC
+    out = bytearray()
+    for byte in data:
+        other = byte ^ (r >> 8)
+        cipher = byte if decrypt else other
+        out.append(other)
+        r = ((cipher + r) * c1 + c2) & 0xFFFF
+    return bytes(out)
+
+
+def _encoding(text: str) -> bytes:
+    return b"/Encoding 256 array\n0 1 255 {1 index exch /.notdef put} for\n" + b"".join(
+        b"dup %d /%s put\n" % (i + 1, _glyph_name(c).encode()) for i, c in enumerate(text)) + b"readonly def\n"
+
+
+def type1_title(path: Path, *, drawn: str, read: str, hidden: bool = False) -> Path:
     """viewkit's page with its title in Computer Modern (cmr17) embedded as a Type 1 font with no
     /Encoding: its program's own encoding makes code i+1 draw drawn[i]'s glyph, while the
-    ToUnicode map reads read[i]."""
+    ToUnicode map reads read[i]. `hidden`: the encoding that draws is in the program's
+    encrypted part (before /Private), and its cleartext declares one that reads `read`."""
     drawn, read = _padded(drawn, read)
     clear, secret, trailer = _pfb(CMR17.read_bytes())[:3]
-    start, end = clear.index(b"/Encoding"), clear.index(b"readonly def", clear.index(b"/Encoding"))
-    own = b"/Encoding 256 array\n0 1 255 {1 index exch /.notdef put} for\n" + b"".join(
-        b"dup %d /%s put\n" % (i + 1, _glyph_name(c).encode()) for i, c in enumerate(drawn))
-    clear = clear[:start] + own + clear[end:]
+    start = clear.index(b"/Encoding")
+    end = clear.index(b"readonly def", start) + len(b"readonly def\n")
+    clear = clear[:start] + _encoding(read if hidden else drawn) + clear[end:]
+    if hidden:
+        plain = _eexec(secret, decrypt=True)
+        at = plain.index(b"/Private") - len(b"dup\n")
+        secret = _eexec(plain[:at] + _encoding(drawn) + plain[at:], decrypt=False)
     widths = [500 if c != " " else 333 for c in drawn]
 
     def edit(pdf: pikepdf.Pdf, page: pikepdf.Page) -> None:

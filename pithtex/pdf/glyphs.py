@@ -252,22 +252,48 @@ def _builtin_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str] | None:
 
 
 def _cleartext(program: Stream) -> bytes | None:
-    """The first _CLEARTEXT bytes of a Type 1 program, up to `eexec` (its encrypted part says
-    nothing of its encoding): stored plain or Flate-compressed; None otherwise."""
+    """A Type 1 program's cleartext part, up to `eexec`, when it alone declares the encoding: a
+    font renderer (FreeType, in PDFium) also takes an `/Encoding` from the encrypted part before
+    its `/Private` dictionary, and the last of several, so a program with an `/Encoding` there,
+    or with two, is None (its encoding unknown), as is one stored otherwise than plain or Flate."""
     filters = program.dict.get("Filter")
     if filters is None:
-        data = program.raw[:_CLEARTEXT]
+        data = program.raw[:2 * _CLEARTEXT]
     elif filters in ("FlateDecode", ["FlateDecode"]):
         import zlib
 
         try:
-            data = zlib.decompressobj().decompress(program.raw, _CLEARTEXT)
+            data = zlib.decompressobj().decompress(program.raw, 2 * _CLEARTEXT)
         except zlib.error:
             return None
     else:
         return None
     end = data.find(b"eexec")
-    return data[:end] if end >= 0 else data
+    if end < 0 or end > _CLEARTEXT or data.count(b"/Encoding", 0, end) > 1:
+        return None
+    private = _decrypted(data[end + 5:].lstrip(b" \t\r\n"))
+    return data[:end] if private is not None and b"/Encoding" not in private else None
+
+
+# eexec encryption (Adobe Type 1 Font Format, 7.2): its key and constants
+_EEXEC_KEY, _C1, _C2 = 55665, 52845, 22719
+
+
+def _decrypted(cipher: bytes) -> bytes | None:
+    """The encrypted part of a Type 1 program decrypted up to its `/Private` dictionary (binary,
+    or hexadecimal as a renderer takes it when its first four bytes are hex digits); None when
+    it has none within what was read."""
+    if re.fullmatch(rb"[0-9A-Fa-f]{4}", cipher[:4]):
+        digits = re.sub(rb"[^0-9A-Fa-f]", b"", cipher)
+        cipher = bytes.fromhex(digits[: len(digits) // 2 * 2].decode("ascii"))
+    r = _EEXEC_KEY
+    plain = bytearray()
+    for c in cipher:
+        plain.append(c ^ (r >> 8))
+        r = ((c + r) * _C1 + _C2) & 0xFFFF
+        if plain.endswith(b"/Private"):
+            return bytes(plain[4:])
+    return None
 
 
 def _standard_font(pdf: PdfFile, font: dict[str, Any]) -> bool:
