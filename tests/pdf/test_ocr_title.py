@@ -182,3 +182,40 @@ def test_tesseract_is_bounded_in_what_it_writes_and_in_cpu(tmp_path, monkeypatch
     monkeypatch.setattr(ocr, "CPU_SECONDS", 1)
     text, problem = ocr.read_image(image)
     assert text is None and problem is not None and problem.startswith("tesseract was stopped by signal"), problem
+
+
+def test_which_fonts_glyphs_cannot_be_told_from_their_text_layer(tmp_path):
+    """glyphs.untold, font by font: names that mean letters are told (a standard font, WinAnsi
+    whole); a composite font, a Type 3 font and a TrueType font with an encoding of its own that
+    its ToUnicode map reads letters through are not."""
+    import pikepdf
+
+    from pithtex.pdf import glyphs
+    from pithtex.pdf.reader import PdfFile
+
+    pdf = pikepdf.new()
+    page = pdf.add_blank_page()
+    reads = pdf.make_stream(b"begincmap 1 begincodespacerange <00> <FF> endcodespacerange\n"
+                            b"2 beginbfchar <41> <0041> <E9> <00E9> endbfchar endcmap")
+    fonts = {
+        "Helv": pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
+                                   BaseFont=pikepdf.Name.Helvetica, Encoding=pikepdf.Name.WinAnsiEncoding,
+                                   ToUnicode=reads),
+        "Comp": pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type0, BaseFont=pikepdf.Name("/X"),
+                                   Encoding=pikepdf.Name("/Identity-H")),
+        "Draw": pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type3, FontBBox=[0, 0, 1, 1],
+                                   FontMatrix=[1, 0, 0, 1, 0, 0], CharProcs=pikepdf.Dictionary(),
+                                   Encoding=pikepdf.Dictionary(Differences=[65, pikepdf.Name.A])),
+        "True": pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.TrueType,
+                                   BaseFont=pikepdf.Name("/ABCDEF+Liberation"), ToUnicode=reads),
+    }
+    page.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary({f"/{k}": v for k, v in fonts.items()}))
+    pdf.save(tmp_path / "fonts.pdf")
+    with PdfFile(tmp_path / "fonts.pdf") as opened:
+        _ref, _page, inherited = next(opened.pages(limit=1))
+        table = opened.resolve(opened.resolve(inherited.get("Resources")).get("Font"))
+        said = {name: glyphs.untold(opened, font) for name, font in table.items()}
+    assert said == {"Helv": None, "Comp": "a composite (Type 0) font, whose codes name no glyph",
+                    "Draw": "a Type 3 font, whose glyphs are drawings of its own",
+                    "True": "a TrueType font with its own encoding (code 0x41), which pithtex does not read"}
+    assert glyphs.font_key("ABCDEF+LMRoman17-Regular-Identity-H") == "LMRoman17-Regular"
