@@ -86,32 +86,7 @@ def lies(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str | N
     """How a simple font's ToUnicode map contradicts its glyph names ("code 0x41 draws the glyph
     'S', its text layer says 'A'"), or None when it does not (or cannot be told). `used`: only
     these codes are looked at (those page 1 shows; a TeX font's map covers its whole encoding)."""
-    font = pdf.resolve(font)
-    if not isinstance(font, dict) or font.get("Subtype") not in _SIMPLE:
-        return None
-    mapping = pdf.resolve(font.get("ToUnicode"))
-    if not isinstance(mapping, Stream):
-        return None
-    names = _glyph_names(pdf, font)
-    if not names:
-        return None
-    try:
-        data = decode_stream(mapping, limit=MAX_TOUNICODE_BYTES)
-    except (Oversize, PdfSyntaxError):
-        return None
-    from .titles import key
-
-    for code, text in _to_unicode(data).items():
-        if used is not None and code not in used:
-            continue
-        name = names.get(code)
-        meant = glyph_text(name) if name is not None else None
-        if meant is None:
-            continue
-        drawn, read = key(meant), key(text)
-        if drawn and read and drawn != read:
-            return f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
-    return None
+    return judged(pdf, font, used)[0]
 
 
 def untold(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str | None:
@@ -121,39 +96,51 @@ def untold(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str |
     `lies` compares them), or, without a map, whose text is its glyph names. A title set in an
     untold font is read from the rendered page (pithtex/pdf/ocr.py) or not taken at all.
     `used`: only these codes are looked at, as in `lies`."""
+    return judged(pdf, font, used)[1]
+
+
+def judged(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> tuple[str | None, str | None]:
+    """(`lies`, `untold`) of a font, from one reading of its encoding and ToUnicode map."""
     font = pdf.resolve(font)
     kind = font.get("Subtype") if isinstance(font, dict) else None
     if kind == "Type0":
-        return "a composite (Type 0) font, whose codes name no glyph"
+        return None, "a composite (Type 0) font, whose codes name no glyph"
     if kind == "Type3":
-        return "a Type 3 font, whose glyphs are drawings of its own"
+        return None, "a Type 3 font, whose glyphs are drawings of its own"
     if not isinstance(font, dict) or kind not in _SIMPLE:
-        return "a font pithtex does not read"
+        return None, "a font pithtex does not read"
     names, complete = _encoding(pdf, font)
     mapping = pdf.resolve(font.get("ToUnicode"))
     if not isinstance(mapping, Stream):
         # the text is what the glyph names say: read by PDFium from the same encoding, or from
         # the program's own (a Type 1 program's is read above; a CFF or TrueType one's is not)
-        return None if names else f"a {kind} font with its own encoding, which pithtex does not read"
+        return None, None if names else f"a {kind} font with its own encoding, which pithtex does not read"
     try:
         data = decode_stream(mapping, limit=MAX_TOUNICODE_BYTES)
     except (Oversize, PdfSyntaxError):
-        return f"a {kind} font whose ToUnicode map cannot be read"
+        return None, f"a {kind} font whose ToUnicode map cannot be read"
     from .titles import key
 
+    lie = why = None
     for code, text in _to_unicode(data).items():
         if used is not None and code not in used:
             continue
         name = names.get(code)
-        if name is None and complete:
-            continue  # the code draws .notdef, no letter
-        if not key(text):
-            continue  # no letter or digit: nothing a title shows by
-        if name is None:
-            return f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
-        if glyph_text(name) is None:
-            return f"a {kind} font whose code {code:#04x} reads {text!r} but draws the glyph '{name}'"
-    return None
+        meant = glyph_text(name) if name is not None else None
+        if meant == text:
+            continue  # most codes: the letter its glyph is named for
+        if meant is None:
+            if name is None and complete:
+                continue  # the code draws .notdef, no letter
+            if why is None and key(text):  # a letter or digit, which a title shows by
+                why = (f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
+                       if name is None else f"a {kind} font whose code {code:#04x} reads {text!r} but draws the "
+                       f"glyph '{name}'")
+            continue
+        drawn, read = key(meant), key(text)
+        if lie is None and drawn and read and drawn != read:
+            lie = f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
+    return lie, why
 
 
 def font_key(name: str) -> str:

@@ -132,9 +132,8 @@ def _measure_in(pdf: PdfFile) -> Hidden:
     forms_off = _forms(pdf, resources, budget, off, set(), 0, fonts, decoded)
     _drawn(pdf, data, resources, decoded, {})
     names = frozenset(_name(pdf, ref) for ref in off.values())
-    used = _Used(pdf, data, resources, decoded)
-    told, why = _told_fonts(pdf, fonts, used)
-    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts, used), told, why)
+    untrue, told, why = _judged_fonts(pdf, fonts, _Used(pdf, data, resources, decoded))
+    return Hidden(names - {""}, forms_off, untrue, told, why)
 
 
 class _Used:
@@ -170,23 +169,35 @@ class _Used:
                 self._read(self.decoded[value.num], inner if isinstance(inner, dict) else resources, seen)
 
 
-def _told_fonts(pdf: PdfFile, fonts: dict[int, Any], used: _Used) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
-    """The fonts (by glyphs.font_key) whose glyphs can be told from their text layer, and why
-    each other one cannot: a name any untold font bears is untold, whatever else bears it."""
-    from .glyphs import font_key, untold
+def _judged_fonts(pdf: PdfFile, fonts: dict[int, Any],
+                  used: _Used) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str], ...]]:
+    """The fonts (by glyphs.font_key) whose text layer says other letters than their glyphs
+    (pdf/glyphs.py: no text in them counts), those whose glyphs can be told from their text
+    layer, and why each other one cannot (a name any untold font bears is untold, whatever else
+    bears it). A font found wanting is judged again by the codes page 1 shows in it. One that
+    lies and has no name leaves nothing to tell its text by: _Untrue, the page is not read."""
+    from .glyphs import font_key, judged
 
+    untrue: set[str] = set()
     told: set[str] = set()
     why: dict[str, str] = {}
     for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
-        reason = untold(pdf, font)
-        if reason is not None and isinstance(font, dict) and font.get("Subtype") != "Type0":
-            reason = untold(pdf, font, used.of(key))  # judged again by the codes page 1 shows
-        for name in _font_names(pdf, font):
+        lie, reason = judged(pdf, font, None)
+        if (lie or reason) and isinstance(font, dict) and font.get("Subtype") != "Type0":
+            lie, reason = judged(pdf, font, used.of(key))
+        names = _font_names(pdf, font)
+        if lie is not None:
+            if not names or not names[0]:
+                raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), "
+                              "so its text is not what a reader sees")
+            untrue.add(font_key(names[0]))  # as PDFium names it (no subset tag)
+        for name in names:
             if reason is None:
                 told.add(font_key(name))
             else:
                 why.setdefault(font_key(name), reason)
-    return frozenset(told - why.keys() - {""}), tuple(why.items())  # a name PDFium cannot give is no font's
+    # a name PDFium cannot give is no font's
+    return frozenset(untrue), frozenset(told - why.keys() - {""}), tuple(why.items())
 
 
 def _font_names(pdf: PdfFile, font: Any) -> list[str]:
@@ -199,25 +210,6 @@ def _font_names(pdf: PdfFile, font: Any) -> list[str]:
         first = pdf.resolve(descendants[0])
         names.append(first.get("BaseFont") if isinstance(first, dict) else None)
     return [name if isinstance(name, str) else "" for name in names]
-
-
-def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any], used: _Used) -> frozenset[str]:
-    """The base font names of the fonts page 1 may use whose text layer says other letters than
-    their glyphs draw (pithtex/pdf/glyphs.py): no text in a font of that name counts. One
-    without a name leaves nothing to tell its text by: _Untrue, the page is not read."""
-    from .glyphs import font_key, lies
-
-    untrue = set()
-    for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
-        lie = lies(pdf, font) and lies(pdf, font, used.of(key))
-        if lie is None:
-            continue
-        named = font.get("BaseFont") if isinstance(font, dict) else None
-        if not isinstance(named, str) or not named:
-            raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), so "
-                          "its text is not what a reader sees")
-        untrue.add(font_key(named))  # as PDFium names it (no subset tag)
-    return frozenset(untrue)
 
 
 def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any], budget: list[int]) -> None:
