@@ -8,14 +8,14 @@ ordinary paper, measured side by side. Target (issue 11): <= 100 MB.
 Peak RSS is the kernel's high-water mark (VmHWM in /proc/PID/status) of the pithtex
 process itself, read every 20 ms until it exits; the TeX processes are not counted
 (their largest peak is shown from RUSAGE_CHILDREN).
-Run: .venv/bin/python bench/check_memory.py
+Run: .venv/bin/python bench/check_memory.py [PAIRS]   (3 pairs by default; medians printed)
 """
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import header, ratio  # noqa: E402
 from pithtex.latex import sty  # noqa: E402
 
 PITHTEX = Path(sys.executable).parent / "pithtex"
@@ -52,6 +53,8 @@ def peak_rss_mb(args: list[str]) -> tuple[float, float, int]:
 
 
 def main() -> None:
+    header(__file__)
+    pairs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     with tempfile.TemporaryDirectory() as tmp:
         paper = Path(tmp) / "runaway"
         paper.mkdir()
@@ -59,16 +62,22 @@ def main() -> None:
         normal = Path(tmp) / "article"  # as its author uploads it: with pith.sty beside the paper
         shutil.copytree(ROOT / "examples" / "article", normal)
         (normal / "pith.sty").write_text(sty.text(), "utf-8")
-        base_mb, base_s, base_code = peak_rss_mb(["check", str(normal)])
-        run_mb, run_s, run_code = peak_rss_mb(["check", str(paper)])
+        ordinary = [peak_rss_mb(["check", str(normal)]) for _ in range(pairs)]
+        runaway = [peak_rss_mb(["check", str(paper)]) for _ in range(pairs)]
     tex_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KB on Linux
-    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    base_mb, run_mb = (statistics.median(mb for mb, _s, _code in runs) for runs in (ordinary, runaway))
+    base_s, run_s = (statistics.median(s for _mb, s, _code in runs) for runs in (ordinary, runaway))
+    base_code, run_code = max(code for *_, code in ordinary), max(code for *_, code in runaway)
+    print(f"median of {pairs} runs each")
     print(f"  pithtex check {normal.name:<10} peak RSS {base_mb:6.1f} MB  {base_s:5.1f} s  exit {base_code}")
     print(f"  pithtex check runaway    peak RSS {run_mb:6.1f} MB  {run_s:5.1f} s  exit {run_code} "
           "(stopped at the 50 MB output cap)")
     print(f"  largest TeX process: {tex_mb:.1f} MB")
-    verdict = "ok" if run_mb <= TARGET_MB and run_code == 1 else "over target"
-    print(f"runaway / ordinary paper = {run_mb / base_mb:.2f}x   runaway peak {run_mb:.1f} MB, "
+    worst = max(mb for mb, _s, _code in runaway)
+    stopped = all(code == 1 for *_, code in runaway)  # every runaway run refused at the cap
+    verdict = "ok" if worst <= TARGET_MB and stopped else "over target"
+    shares = ratio([mb for mb, *_ in runaway], [mb for mb, *_ in ordinary])
+    print(f"runaway / ordinary paper = {shares:.2f}x (ratio of the medians)   runaway peak {worst:.1f} MB at most, "
           f"target <= {TARGET_MB} MB   {verdict}")
 
 

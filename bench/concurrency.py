@@ -22,7 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-A, B = "YBK5PTAKOSCXY2WMLIIB7DMYH6", "A" * 26
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
+
+A, B = SAMPLE_BODY, "A" * 26
 
 
 def make_original(path: Path) -> None:
@@ -59,6 +63,7 @@ def main() -> None:
     parser.add_argument("rounds", nargs="?", type=int, default=1000)
     parser.add_argument("--pithtex", default=str(Path(sys.executable).parent / "pithtex"))
     args = parser.parse_args()
+    header(__file__)
     with tempfile.TemporaryDirectory(prefix="pithtex-concurrency-") as tmp:
         work = Path(tmp)
         original = work / "original.pdf"

@@ -31,9 +31,13 @@ from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
+
 BIN = Path(sys.executable).parent
 PITHTEX = str(BIN / "pithtex")
-BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+BODY = SAMPLE_BODY
 TIMEOUT = 120
 # qpdf --check: 0 clean, 3 warnings only, 2 errors; a worse verdict is a higher rank.
 QPDF_RANK = {0: 0, 3: 1, 2: 2}
@@ -194,6 +198,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write every file's result here")
     ap.add_argument("--only", default="", help="only files whose path contains this")
     args = ap.parse_args()
+    header(__file__)
     root = args.folder.resolve()
     pdfs = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()
                   and args.only in str(p.relative_to(root)))

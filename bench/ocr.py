@@ -62,6 +62,8 @@ def timed(path: Path, search: str) -> tuple[float, bool]:
 
 
 def main() -> None:
+    from bench.measure import header, ratio
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdfs", nargs="*", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
@@ -75,9 +77,9 @@ def main() -> None:
         (bare / "prlimit").symlink_to(shutil.which("prlimit") or "/usr/bin/prlimit")
         full = os.environ["PATH"]
         timed(pdfs[0], full)  # imports and PDFium loaded before anything is timed
-        print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load {os.getloadavg()[0]:.1f}, "
-              f"{os.cpu_count()} CPUs, best-of-none: median of {args.repeat} paired runs")
-        print(f"{'file':40} {'with OCR':>9} {'without':>9} {'added':>8}  read from pixels")
+        header(__file__)
+        print(f"medians of {args.repeat} paired runs, wall time")
+        print(f"{'file':40} {'with OCR':>9} {'without':>9} {'added':>8} {'ratio':>6}  read from pixels")
         for pdf in pdfs:
             with_ocr, without, read = [], [], False
             for _ in range(args.repeat):
@@ -86,7 +88,8 @@ def main() -> None:
                 without.append(timed(pdf, str(bare))[0])
             a, b = statistics.median(with_ocr), statistics.median(without)
             name = str(pdf.relative_to(tmp) if not args.pdfs else pdf)[-40:]
-            print(f"{name:40} {a * 1000:7.0f}ms {b * 1000:7.0f}ms {(a - b) * 1000:6.0f}ms  {'yes' if read else 'no'}")
+            print(f"{name:40} {a * 1000:7.0f}ms {b * 1000:7.0f}ms {(a - b) * 1000:6.0f}ms "
+                  f"{ratio(with_ocr, without):5.2f}x  {'yes' if read else 'no'}")
         os.environ["PATH"] = full
 
 

@@ -3,9 +3,10 @@ poppler's `pdftotext -l 1`, side by side in one run over the same PDFs (issue 24
 
 Target: one `pithtex verify` over 60 arXiv-like PDFs within 1.5x `pdftotext -l 1` run on each
 file. Measured here: each reader on each file, interleaved (a busy machine slows all three
-alike), best of --repeat, in CPU seconds (this process's, and pdftotext's as its child); the
+alike), in --repeat rounds, in CPU seconds (this process's, and pdftotext's as its child); the
 reader in-process, as one `verify` over many files runs it, pdftotext as a process per file,
-as a shell loop runs it. With --verify, one `pithtex verify
+as a shell loop runs it; a reader's figure is its round's total, the ratio that of the medians
+of the rounds' totals. With --verify, one `pithtex verify
 FILE...` subprocess over all the files as well (the batch command of issue 24 item 6; each file
 must carry a Pith Number or an arXiv stamp its resolver answers, e.g. the --base-url of a
 loopback resolver in --verify's ARGS).
@@ -32,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.measure import header, ratio  # noqa: E402
 
 TARGET = 1.5
 
@@ -106,18 +109,21 @@ def pdftotext(path: Path) -> int:
     return len(proc.stdout)
 
 
-def measure(files: list[Path], repeat: int) -> dict[str, list[float]]:
+def measure(files: list[Path], repeat: int) -> dict[str, list[list[float]]]:
+    """Each reader's CPU seconds on each file, a list a round: {reader: [[file 1, file 2, ...], ...]}."""
     readers = {"pithtex (PDFium)": pithtex_reader, "pypdf": pypdf_reader, "pdftotext -l 1": pdftotext}
     for fn in readers.values():  # imports and first-use costs once, outside the timings
         fn(files[0])
-    best: dict[str, list[float]] = {name: [float("inf")] * len(files) for name in readers}
+    rounds: dict[str, list[list[float]]] = {name: [] for name in readers}
     for _ in range(repeat):
-        for i, path in enumerate(files):
+        for name in readers:
+            rounds[name].append([])
+        for path in files:
             for name, fn in readers.items():
                 start = _cpu()
                 fn(path)
-                best[name][i] = min(best[name][i], _cpu() - start)
-    return best
+                rounds[name][-1].append(_cpu() - start)
+    return rounds
 
 
 def _cpu() -> float:
@@ -149,22 +155,27 @@ def main() -> None:
     parser.add_argument("--verify", metavar="ARGS", default=None,
                         help="also time one `pithtex verify FILE... ARGS` (ARGS one string, e.g. '--base-url URL')")
     args = parser.parse_args()
+    header(__file__)
     with tempfile.TemporaryDirectory() as tmp:
         files = pdfs_in(args.pdfs) if args.pdfs else make_papers(Path(tmp), args.make)
-        best = measure(files, args.repeat)
-        base = sum(best["pdftotext -l 1"])
-        print(f"{len(files)} PDFs, page 1, best of {args.repeat}, side by side, CPU time "
+        rounds = measure(files, args.repeat)
+        totals = {name: [sum(one) for one in runs] for name, runs in rounds.items()}
+        base = totals["pdftotext -l 1"]
+        print(f"{len(files)} PDFs, page 1, median of {args.repeat} rounds, side by side, CPU time "
               "(pdftotext: its process, start-up included, as a shell loop runs it)")
-        for name, times in best.items():
-            total = sum(times)
-            print(f"  {name:<18} {total / len(files) * 1000:7.1f} ms/PDF  median {statistics.median(times) * 1000:6.1f}"
-                  f"  max {max(times) * 1000:7.1f}   x{total / base:.2f} pdftotext")
-        ratio = sum(best["pithtex (PDFium)"]) / base
-        print(f"  reader target <= {TARGET}x pdftotext: {'met' if ratio <= TARGET else 'NOT met'} (x{ratio:.2f})")
+        for name, runs in rounds.items():
+            each = [t for one in runs for t in one]
+            print(f"  {name:<18} {statistics.median(totals[name]) / len(files) * 1000:7.1f} ms/PDF  median "
+                  f"{statistics.median(each) * 1000:6.1f}  max {max(each) * 1000:7.1f}   "
+                  f"x{ratio(totals[name], base):.2f} pdftotext")
+        reader = ratio(totals["pithtex (PDFium)"], base)
+        print(f"  reader target <= {TARGET}x pdftotext: {'met' if reader <= TARGET else 'NOT met'} (x{reader:.2f})")
         if args.verify is not None:
-            verify, loop = verify_all(files, shlex.split(args.verify))
-            print(f"  one pithtex verify over all: {verify:.2f} s; pdftotext -l 1 on each: {loop:.2f} s; "
-                  f"x{verify / loop:.2f} (target <= {TARGET}x)")
+            pairs = [verify_all(files, shlex.split(args.verify)) for _ in range(args.repeat)]
+            verify, loop = [v for v, _l in pairs], [lp for _v, lp in pairs]
+            print(f"  one pithtex verify over all: {statistics.median(verify):.2f} s; pdftotext -l 1 on each: "
+                  f"{statistics.median(loop):.2f} s; x{ratio(verify, loop):.2f} (target <= {TARGET}x; "
+                  f"medians of {args.repeat} pairs)")
 
 
 if __name__ == "__main__":

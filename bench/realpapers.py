@@ -50,11 +50,14 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-from pithtex.brand import ARXIV_BAND  # pt from the page's left edge: arXiv stamps page 1 there
+from pithtex.brand import ARXIV_BAND, SAMPLE_BODY  # pt from the page's left edge: arXiv stamps page 1 there
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.measure import header
 
 ROOT = Path(__file__).resolve().parent.parent
 PITHTEX = ROOT / ".venv" / "bin" / "pithtex"
-NUMBER = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
+NUMBER = SAMPLE_BODY
 PITH_LINES = f"\\usepackage{{pith}}\n\\pithnumber{{{NUMBER}}}\n"
 # Where the text block is on page 1, for the log only (the PDF shows text, not the block):
 # its left edge from the page's left (TeX's 1in origin, as pdfTeX and dvips use) and width.
@@ -418,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="build in this (new) folder and keep it, to look at")
     parser.add_argument("--sty", type=Path, help="this pith.sty instead of the checkout's (another branch's, say)")
     args = parser.parse_args(argv)
+    header(__file__)
     inserts = ["class", "packages"] if args.insert == "both" else [args.insert]
     engines = ["pdflatex"] + (["dvips"] if args.dvips else [])
     folders = [p for p in sorted(args.papers.iterdir()) if p.is_dir() and (not args.only or p.name in args.only)]

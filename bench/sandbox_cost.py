@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.arxiv import as_upload, default_paper
+from bench.measure import header, ratio
 from pithtex.arxiv import sandbox
 from pithtex.arxiv.check import check_path
 
@@ -39,6 +40,7 @@ def one(capped: bool, paper: Path) -> tuple[float, float]:
 
 
 def main() -> None:
+    header(__file__)
     paper = as_upload(Path(sys.argv[1])) if len(sys.argv) > 1 else default_paper()
     pairs = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     one(True, paper)  # warm the caches once
@@ -55,7 +57,8 @@ def main() -> None:
     print(f"paper: {paper.name}, route latex, {pairs} pairs")
     print(f"bare:   wall {med[False]:.3f} s  cpu {cpu[False]:.3f} s (median)")
     print(f"capped: wall {med[True]:.3f} s  cpu {cpu[True]:.3f} s (median)")
-    print(f"capped / bare: wall {med[True] / med[False]:.3f}x  cpu {cpu[True] / cpu[False]:.3f}x")
+    print(f"capped / bare: wall {ratio(walls[True], walls[False]):.3f}x  cpu {ratio(cpus[True], cpus[False]):.3f}x "
+          "(ratios of the medians)")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import header  # noqa: E402
 from pithtex.number import PithNumber  # noqa: E402
 from tests.browserkit import free_port  # noqa: E402
 from tests.conftest import BODY, seed_doc  # noqa: E402
@@ -213,8 +214,8 @@ async def _states(port: int, paths: list[str]) -> list[str]:
 
 
 def main() -> None:
+    header(__file__)
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
-    print(f"bench/serve.py: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     key = TestKey("bench-key")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -225,7 +226,7 @@ def main() -> None:
             finally:
                 resolver.close()
         restart(FakeResolver(), folder, key, seconds)
-    print(f"load average {os.getloadavg()[0]:.1f} at the end", flush=True)
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end", flush=True)
 
 
 if __name__ == "__main__":

@@ -23,9 +23,14 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.measure import header
+from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "titles"
@@ -45,7 +50,8 @@ KINDS = [  # (kind, paper)
     ("authors in a tabular", "tabauthors"),
 ]
 READS = ("\\documentclass{article}\n\\usepackage{listings}\n\\usepackage{pith}\n"
-         "\\pithnumber{YBK5PTAKOSCXY2WMLIIB7DMYH6}\n\\title{A Quokka Title}\\author{Ann Lovelace}\n"
+         f"\\pithnumber{{{SAMPLE_BODY}}}\n"
+         "\\title{A Quokka Title}\\author{Ann Lovelace}\n"
          "\\begin{document}\n\\maketitle\nThe program printed:\n\\lstinputlisting{run.out}\n\\end{document}\n")
 
 
@@ -109,9 +115,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="runs with the .aux, after the first (default 3)")
     parser.add_argument("--root", action="append", default=[], help="a chroot holding another TeX Live")
     args = parser.parse_args()
+    header(__file__)
     roots = ["", *args.root]
     results = [(version(root), measure(root, args.rounds)) for root in roots]
-    print(f"load average {os.getloadavg()[0]:.1f}; seconds, wall / CPU of pdflatex; first run (no .aux), "
+    print(f"load average {os.getloadavg()[0]:.2f} at the end; seconds, wall / CPU of pdflatex; first run (no .aux), "
           f"then the median of {args.rounds} with it")
     print("| kind | paper | " + " | ".join(f"{v}: first | {v}: with .aux" for v, _ in results) + " |")
     print("|---|---|" + "---|---|" * len(results))

@@ -6,12 +6,14 @@ Run: .venv/bin/python bench/verify.py [COUNT]
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.measure import header
 from pithtex.number import PithNumber
 from pithtex.record import canonical_of, canonical_sha256, submitted_year
 from pithtex.trust import KeyRing, PublicKey
@@ -41,23 +43,24 @@ def full(documents: list[dict], keys: KeyRing) -> int:
     return sum(verify_document(document, keys).verified for document in documents)
 
 
-def rate(label: str, fn, count: int, target: float) -> None:
-    best = float("inf")
-    for _ in range(3):
+def rate(label: str, fn, count: int, target: float, runs: int = 5) -> None:
+    times = []
+    for _ in range(runs):
         start = time.perf_counter()
         ok = fn()
-        best = min(best, time.perf_counter() - start)
+        times.append(time.perf_counter() - start)
     assert ok == count, f"{label}: only {ok}/{count} verified"
-    per_second = count / best
+    per_second = count / statistics.median(times)
     print(f"{label:<28} {per_second:>10,.0f} records/s   target {target:>7,.0f}/s   x{per_second / target:.1f}")
 
 
 def main() -> None:
+    header(__file__)
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     key = TestKey("bench-key")
     keys = KeyRing([PublicKey(key.key_id, key.raw_public)])
     documents = make_records(count, key)
-    print(f"{count:,} synthetic records, one core, best of 3")
+    print(f"{count:,} synthetic records, one core, median of 5 runs")
     rate("hash only", lambda: hash_only(documents), count, 50_000)
     rate("hash + Ed25519 signature", lambda: full(documents, keys), count, 5_000)
 

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import header, ratio  # noqa: E402
 from tests.arxivkit import add_stamp  # noqa: E402
 from tests.recordkit import TestKey, canonical, full_record  # noqa: E402
 from tests.resolverkit import FakeResolver, Reply  # noqa: E402
@@ -79,6 +80,7 @@ def timed(commands: list[list[str]], env: dict[str, str]) -> tuple[float, float]
 
 
 def main() -> None:
+    header(__file__)
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     work = Path(tempfile.mkdtemp(prefix="pithtex-bench-verify-"))
     fake, key = FakeResolver(), TestKey("bench-key")
@@ -103,15 +105,16 @@ def main() -> None:
             poppler.append(timed([["pdftotext", "-l", "1", str(pdf), "-"] for pdf in files], env))
         b, wb = (statistics.median(t[i] for t in poppler) for i in (0, 1))
         print(f"{FILES} arXiv-like PDFs ({sum(p.stat().st_size for p in files) / 1e6:.1f} MB), {verified} verified, "
-              f"load {os.getloadavg()[0]:.1f}, {len(os.sched_getaffinity(0))} CPUs")
+              f"median of {repeats} rounds")
         print(f"pdftotext -l 1, one process a PDF:            CPU {b:.2f} s ({b / FILES * 1000:.0f} ms a PDF), "
               f"wall {wb:.2f} s")
         rows = (("pithtex verify FOLDER/ (default jobs):", ours), ("pithtex verify FOLDER/ --jobs 1:", alone))
         for label, runs in rows:
             a, wa = (statistics.median(t[i] for t in runs) for i in (0, 1))
+            cpu_ratio, wall_ratio = (ratio([t[i] for t in runs], [t[i] for t in poppler]) for i in (0, 1))
             print(f"{label:<45} CPU {a:.2f} s ({a / FILES * 1000:.0f} ms a PDF), wall {wa:.2f} s: "
-                  f"ratio CPU {a / b:.2f}, wall {wa / wb:.2f}")
-        wall = statistics.median(t[1] for t in ours) / wb
+                  f"ratio CPU {cpu_ratio:.2f}, wall {wall_ratio:.2f} (of the medians)")
+        wall = ratio([t[1] for t in ours], [t[1] for t in poppler])
         print(f"target: wall <= {TARGET} x pdftotext: {'ok' if wall <= TARGET else 'OVER'} ({wall:.2f})")
     finally:
         fake.close()

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The reader's check: <pith-badge>'s verifyDocument in Chromium and Firefox vs Python's verify_document.
 
-    .venv/bin/python bench/web.py [COUNT]
+    .venv/bin/python bench/web.py [COUNT] [ROUNDS]
 
 Each browser imports the rendered ES module from a 127.0.0.1 page and verifies the seed
-record COUNT times (canonical JSON, SHA-256 and Ed25519 by WebCrypto), timed around the
+record COUNT times a round, ROUNDS rounds (5) each paired with Python's (canonical JSON,
+SHA-256 and Ed25519 by WebCrypto), timed around the
 loop after a warm-up, from the record's text (as the element reads it) and from an already
 parsed object; Python does the same from the bytes with pithtex.record and pithtex.verify in process. The first
 check in a fresh page (module compiled, keys imported) is reported apart. A ratio, not a
@@ -13,6 +14,7 @@ test: the goal is a check a reader never waits for.
 
 from __future__ import annotations
 
+import statistics
 import sys
 import tempfile
 import time
@@ -21,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import header, ratio  # noqa: E402
+from pithtex import brand  # noqa: E402
 from pithtex.record import parse_document  # noqa: E402
 from pithtex.trust import pinned_keys  # noqa: E402
 from pithtex.verify import verify_document  # noqa: E402
@@ -53,8 +57,11 @@ def python_ms(count: int) -> float:
     return (time.perf_counter() - t0) / count * 1000
 
 
-def browser_ms(name: str, count: int) -> tuple[str, float, float, float]:
-    script = LOOP % {"body": "YBK5PTAKOSCXY2WMLIIB7DMYH6", "count": count}
+def paired_rounds(name: str, count: int, rounds: int) -> tuple[list[tuple[str, float, float, float]], list[float]]:
+    """Each round: `count` checks in the browser's page, then `count` in Python, so load drifts
+    hit both alike; the browser stays open across the rounds."""
+    script = LOOP % {"body": brand.SAMPLE_BODY, "count": count}
+    in_browser, in_python = [], []
     with browserkit.page_server() as server, tempfile.TemporaryDirectory() as tmp:
         server.route("/m.mjs", webassets.render_script(module=True), "text/javascript")
         server.route("/seed.json", SEED.read_text(), "application/json")
@@ -63,22 +70,28 @@ def browser_ms(name: str, count: int) -> tuple[str, float, float, float]:
         try:
             while browser.evaluate("location.pathname") != "/b.html":
                 time.sleep(0.05)
-            return tuple(browser.evaluate(script))  # type: ignore[return-value]
+            for _ in range(rounds):
+                in_browser.append(tuple(browser.evaluate(script)))
+                in_python.append(python_ms(count))
         finally:
             browser.close()
+    return in_browser, in_python  # type: ignore[return-value]
 
 
 def main() -> None:
+    header(__file__)
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 500
-    py = python_ms(count)
-    print(f"python parse_document + verify_document: {py:.3f} ms per check ({count} checks)")
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    print(f"{count} checks a round, {rounds} rounds paired with Python's; medians")
     for name in ("chromium", "firefox"):
         if not browserkit.available(name):
             print(f"{name}: not installed")
             continue
-        state, first, each, parsed = browser_ms(name, count)
-        print(f"{name}: {state}; first check {first:.1f} ms, then {each:.3f} ms per check from the text "
-              f"= {each / py:.2f}x Python's (a parsed object: {parsed:.3f} ms)")
+        in_browser, in_python = paired_rounds(name, count, rounds)
+        first, each, parsed = (statistics.median(r[i] for r in in_browser) for i in (1, 2, 3))
+        print(f"python parse_document + verify_document: {statistics.median(in_python):.3f} ms per check")
+        print(f"{name}: {in_browser[0][0]}; first check {first:.1f} ms, then {each:.3f} ms per check from the text "
+              f"= {ratio([r[2] for r in in_browser], in_python):.2f}x Python's (a parsed object: {parsed:.3f} ms)")
 
 
 if __name__ == "__main__":

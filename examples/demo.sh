@@ -21,7 +21,7 @@ step "Its verification (hash, number, Ed25519 receipt)"
 
 # --- pith.sty: rendered, put next to an example paper, compiled ---
 step "pith.sty: rendered from its template, put next to a copy of an example paper (pithtex sty), compiled"
-RENDER=("$(dirname "$PITHTEX")/python" -m pithtex.cli.render)  # `make render`: a developer's command
+RENDER=("$PITHTEX" render)  # `make render`: a developer's command, hidden from `pithtex --help`
 "${RENDER[@]}" --check || "${RENDER[@]}"
 rm -rf "$OUT/article" && cp -r examples/article "$OUT/article"
 "$PITHTEX" sty "$OUT/article"

@@ -49,7 +49,12 @@ def signed_by_registry(key_id: str) -> str:
 
 
 def signed_by_added(key_id: str, added_by: str) -> str:
-    return f"signed by {key_id}, a key {added_by} added, not the Pith registry"
+    return f"signed by {key_id}, {added_key(added_by)}"
+
+
+def added_key(added_by: str) -> str:
+    """Whose a key is that was added (--keys, a page's keys), as verify and a badge say it."""
+    return f"a key {added_by} added, not the Pith registry"
 
 
 def key_id_unusable(source: str, shown: str) -> str:
@@ -158,9 +163,13 @@ DARK = Theme(
     panel_border=Colour("#30363d"),
     panel_link=Colour("#79c0ff"),
 )
-# The badge themes by name (the first is the default). <pith-badge theme="auto"> picks
-# "light" or "dark" by the site's colour scheme; any name here can be asked for by name.
-THEMES = {"light": LIGHT, "dark": DARK}
+# The badge themes by name; any name here can be asked for by name (`badge --theme`,
+# <pith-badge theme=…>, `serve`'s ?theme=). DEFAULT_THEME is drawn when none is asked (and on
+# a light colour scheme), DARK_THEME on a dark one: <pith-badge theme="auto">, the HTML
+# snippet's dark-mode image.
+DEFAULT_THEME = "light"
+DARK_THEME = "dark"
+THEMES = {DEFAULT_THEME: LIGHT, DARK_THEME: DARK}
 
 # The sample number of every example (the manual, the sample badges): the seed record's.
 SAMPLE_BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"

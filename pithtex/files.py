@@ -6,7 +6,8 @@ The rules (stamp -o/--in-place, badge -o, bundle -o, render, web assets, the res
 - A symlink is followed, explicitly: the file it points to is written (its content replaced,
   the link left a link), and `output_path` returns that target so a command can name it.
 - A missing parent folder is an error naming that folder; nothing is created on the side.
-  (Folders a command owns, such as render's `latex/` or the cache, are made by that command.)
+  (Folders a command owns, such as render's `latex/`, `badge --list`'s `-o DIR` or the cache,
+  are made by that command, with `make_folder`.)
 - The bytes go to a hidden temporary file beside the target (`.NAME.pithtex-PID-N.tmp`),
   fsynced and renamed over it only when complete, the folder fsynced after; where no file is
   at the target, the complete temporary file is linked into place instead, with no fsync
@@ -122,6 +123,22 @@ def output_path(path: Path | str, *, follow: bool = True) -> Path:
         folder = real.parent if given.is_symlink() else given.parent
         raise OutputError(f"{given}: the folder {folder} does not exist (pithtex creates no folders for -o)")
     return real if given.is_symlink() else given
+
+
+def make_folder(path: Path | str, what: str = "") -> Path:
+    """`path` as a folder, made with its missing parents (a folder a command owns: `-o DIR` of
+    `badge --list`, a site's `_data/`). OutputError (one line, naming the part at fault, with
+    `what` said first when given) when a part of it is a file, or it cannot be made."""
+    folder = Path(path)
+    head = f"{what}: " if what else ""
+    for part in (*reversed(folder.parents), folder):
+        if part.exists() and not part.is_dir():
+            raise OutputError(f"{head}{part} is not a folder, so {folder} cannot be made")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{head}{folder}: cannot make it ({exc.strerror or exc})") from None
+    return folder
 
 
 def names_folder(path: Path | str) -> bool:

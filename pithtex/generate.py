@@ -1,7 +1,7 @@
 """The project's generated files, rendered from one source of truth each: latex/pith.sty and
 its manual (pithtex/latex/render.py), docs/arxiv-rules.md (pithtex/arxiv/catalogue.py) and the
-npm package of <pith-badge> in web/ (pithtex/web/assets.py). `make render` (python -m
-pithtex.cli.render, a developer's command) writes them into a checkout; its `--check` (a
+npm package of <pith-badge> in web/ (pithtex/web/assets.py). `make render` (`pithtex
+render`, a developer's command that `pithtex --help` does not list) writes them into a checkout; its `--check` (a
 test) says which committed copy is stale.
 """
 

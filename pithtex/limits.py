@@ -21,6 +21,9 @@ MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 # line's default (PITH_TIMEOUT overrides it there) and pith-badge.js's, rendered in, so a slow
 # server cannot make the page say "unchecked" where `pithtex verify` says "verified".
 NETWORK_SECONDS = 20.0
+# One TeX run's time limit in `check` and `bundle`, in seconds: the sandbox's default and
+# both commands' --timeout default.
+TEX_RUN_SECONDS = 120.0
 
 
 def usable_seconds(value: float, shown: str, *, zero: bool = False) -> float:

@@ -14,6 +14,7 @@ from .value import Frozen, NamedTuple
 
 BODY_LENGTH = 26
 ALIAS_LENGTHS = (8, 12, 16)
+YEARS = range(1000, 10000)  # a Pith year (of submitted_at) has four digits: PithNumber and `number --year`
 # RFC 4648 base32, written here once (pith-badge.js receives it from webassets).
 BASE32_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 ALPHABET = frozenset(BASE32_ALPHABET)
@@ -65,7 +66,7 @@ class PithNumber(Frozen):
         problem = _body_problem(body, allow_alias=False)
         if problem:
             raise InvalidNumber(f"invalid Pith Number {body!r}: {problem}")
-        if year is not None and not 1000 <= year <= 9999:
+        if year is not None and year not in YEARS:
             raise InvalidNumber(f"invalid year {year}: a Pith year has four digits")
         object.__setattr__(self, "body", body)
         object.__setattr__(self, "year", year)

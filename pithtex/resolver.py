@@ -104,13 +104,16 @@ class Fetched:
         }[self.source]
 
 
+BASE_URL_ENV = "PITH_BASE_URL"  # the resolver when no --base-url is given (serve reads it too)
+
+
 def base_url(given: str | None = None) -> str:
     """--base-url, else $PITH_BASE_URL, else https://pith.science: an http(s) URL with a host,
     a valid port, and no user name or password (they would be printed in every report and
     named in the cache folder; a resolver serves public records and needs none)."""
     from urllib.parse import urlsplit
 
-    url = (given or os.environ.get("PITH_BASE_URL") or brand.BASE_URL).strip().rstrip("/")
+    url = (given or os.environ.get(BASE_URL_ENV) or brand.BASE_URL).strip().rstrip("/")
     problem = _base_url_problem(url)
     if problem is None:
         try:
@@ -218,6 +221,7 @@ class Resolver:
             if cached is None:
                 raise ResolverError(f"{answer.url} answered 304 Not Modified, but there is no cached copy; "
                                     "cannot decide")
+            self._cache_keep(number, answer.url, cached[1], cached[0])  # the resolver vouched for it again: now
             return Fetched(cached[0], answer.url, "revalidated", redirected_from=answer.redirected_from)
         if answer.status != 200:
             raise ResolverError(f"{answer.url} answered HTTP {answer.status}; cannot decide")
@@ -260,7 +264,7 @@ class Resolver:
             write_atomic(path, json.dumps(entry).encode("utf-8"), follow=False, sync=False)
             if fetched.source == "network" and not self._cache_path(number).exists():
                 record = {"base": self.base, "number": number.body, "url": fetched.url, "etag": None,
-                          "document": fetched.document}
+                          "verified_at": time.time(), "document": fetched.document}
                 self._cache_path(number).parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(self._cache_path(number), json.dumps(record, ensure_ascii=False).encode("utf-8"),
                              follow=False, sync=False)
@@ -346,12 +350,16 @@ class Resolver:
         except RecordError as exc:
             raise ResolverError(f"{exc}; cannot decide") from None
 
-    def cached_since(self, number: PithNumber) -> float | None:
-        """When the cached copy of `number`'s record was written (a Unix time), or None without one."""
+    def cached_verified_at(self, number: PithNumber) -> float | None:
+        """When the cached copy of `number`'s record last verified against this resolver's answer
+        (a Unix time, the entry's `verified_at`), or None: no entry, or one written before entries
+        said (a file's mtime is not that time: a copy, a restore or a sync sets it)."""
         try:
-            return self._cache_path(number).stat(follow_symlinks=False).st_mtime
-        except OSError:
+            data = read_input(self._cache_path(number), 2 * self.max_bytes, "a cache entry", follow=False)
+            when = json.loads(data).get("verified_at")
+        except (OSError, InputError, ValueError, RecursionError, AttributeError):
             return None
+        return float(when) if isinstance(when, (int, float)) and not isinstance(when, bool) and when > 0 else None
 
     def _cache_path(self, number: PithNumber) -> Path:
         """One folder per resolver: a mirror's answers never stand in for another's."""
@@ -391,8 +399,12 @@ class Resolver:
         else ""."""
         if not holds(number, document):
             return ""
-        entry = {"base": self.base, "number": number.body, "url": answer.url, "etag": answer.etag,
-                 "document": document}
+        return self._cache_keep(number, answer.url, answer.etag, document)
+
+    def _cache_keep(self, number: PithNumber, url: str, etag: str | None, document: dict[str, Any]) -> str:
+        """Write the cache entry of a record that verified as `number` just now (`verified_at`)."""
+        entry = {"base": self.base, "number": number.body, "url": url, "etag": etag,
+                 "verified_at": time.time(), "document": document}
         path = self._cache_path(number)
         try:
             link = self._linked_folder(path.parent)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
 from .arxiv.ids import ArxivId, source_problem
-from .brand import ADDED_BY_OPTION, STATE_OF_EXIT
+from .brand import ADDED_BY_OPTION, STATE_OF_EXIT, added_key
 from .errors import InvalidNumber, PithError
 from .number import PithAlias, PithNumber, parse_reference
 from .pdf import titles
@@ -254,7 +254,7 @@ def _check_receipt(
         checks["key"] = Check(UNKNOWN, f"key {key_id!r} is not a pinned registry key")
         checks["signature"] = Check(UNKNOWN, "cannot be checked without a trusted key")
         return checks, key_id, None
-    whose = "pinned" if key.registry else f"a key {key.added_by or ADDED_BY_OPTION} added, not the Pith registry"
+    whose = "pinned" if key.registry else added_key(key.added_by or ADDED_BY_OPTION)
     stated_fp = receipt.get("public_key_fingerprint")
     if stated_fp is not None and str(stated_fp).lower() != key.fingerprint:
         checks["key"] = Check(FAIL, f"receipt names fingerprint {stated_fp}, {key_id} ({whose}) "

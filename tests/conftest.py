@@ -82,8 +82,8 @@ def pithtex_cli(*args: str, env: dict | None = None, timeout: float = 120, cwd: 
     )
 
 
-# `make render`: a pithtex developer's command, which `pithtex --help` does not list.
-RENDER = [sys.executable, "-m", "pithtex.cli.render"]
+# `pithtex render` (`make render`): a pithtex developer's command, which `pithtex --help` does not list.
+RENDER = [shutil.which("pithtex", path=str(Path(sys.executable).parent)) or "pithtex", "render"]
 
 
 def render_cli(*args: str, **kw) -> subprocess.CompletedProcess:

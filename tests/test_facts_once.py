@@ -154,7 +154,8 @@ def _code_strings() -> list[tuple[str, int, str]]:
 def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
     """brand.THEMES is the one home of the badge themes: a theme added there (only) is drawn
     as SVG and PNG, offered by `pithtex badge --theme`, carried into <pith-badge>'s colours and
-    panel stylesheet (which takes any theme of its table by name) and named in its README."""
+    panel stylesheet (which takes any theme of its table by name) and named in its README and
+    types."""
     from pithtex.web import assets, badge
 
     colours = {name: getattr(brand.LIGHT, name) for name in brand.Theme.__slots__}
@@ -163,15 +164,21 @@ def test_a_theme_added_to_the_one_table_reaches_every_output(monkeypatch):
     number = PithNumber("YBK5PTAKOSCXY2WMLIIB7DMYH6")
     assert "#123456" in badge.svg(number, None, "contrast") and "#123456" not in badge.svg(number, None, "light")
     assert badge.png(number, None, "contrast") != badge.png(number, None, "light")
-    parsed = build_parser("badge").parse_args(["badge", number.body, "--theme", "contrast"])
-    assert parsed.theme == "contrast"
+    parser = build_parser("badge")
+    assert parser.parse_args(["badge", number.body, "--theme", "contrast"]).theme == "contrast"
+    sub = parser._subparsers._group_actions[0].choices["badge"]
+    assert "contrast" in next(a for a in sub._actions if a.dest == "theme").choices
+    assert "contrast" in sub.format_help()  # `pithtex badge --help` offers it
     script = assets.render_script()
     values = json.loads(re.search(r"const C = (\{.*?\});\n", script).group(1))
     assert values["themes"]["contrast"]["colours"]["messageBg"] == "#123456"
+    assert (values["defaultTheme"], values["darkTheme"]) == (brand.DEFAULT_THEME, brand.DARK_THEME)
+    assert "return scheme === \"dark\" ? C.darkTheme : C.defaultTheme;" in script
     assert '.panel[data-theme=\\"contrast\\"]{background:#fedcba' in script
     assert "Object.prototype.hasOwnProperty.call(C.themes, asked)" in script  # any theme of the table
-    readme = next(text for path, text in assets.package_files().items() if path.name == "README.md")
-    assert "`contrast`" in readme
+    files = {path.name: text for path, text in assets.package_files().items()}
+    assert "`contrast`" in files["README.md"]
+    assert f'theme="auto|{"|".join(brand.THEMES)}"' in files["pith-badge.d.ts"]  # the element's types
 
 
 def test_theme_colours_and_the_resolvers_url_are_written_once():
@@ -185,6 +192,9 @@ def test_theme_colours_and_the_resolvers_url_are_written_once():
                 continue
             assert {m for m, _line, v in strings if hex_ in v.lower()} == {"pithtex/brand.py"}, (name, hex_)
     assert {m for m, _line, v in strings if "https://pith.science" in v} == {"pithtex/brand.py"}
+    # a theme's name too: the default (a badge, a served badge, --theme, the element's fallback)
+    # and the dark scheme's (a snippet's dark-mode image, theme="auto") are brand.py's
+    assert {m for m, _line, v in strings if v in brand.THEMES} == {"pithtex/brand.py"}
     helps = set()
     for command in ("verify", "stamp", "badge"):
         sub = build_parser(command)._subparsers._group_actions[0].choices[command]
@@ -257,3 +267,67 @@ def test_the_debug_switch_the_sample_number_and_the_verified_detail_are_written_
     # the options several commands share: one name, help and conversion each
     assert where(lambda v: v.startswith("the password of an encrypted PDF")) == {"pithtex/cli/options.py"}
     assert where(lambda v: v == "--base-url") == {"pithtex/cli/options.py"}
+
+
+def test_a_rules_meaning_is_written_in_the_catalogue_only():
+    """A finding that says what its rule means says `RULE.meaning` (arxiv/catalogue.py, rendered
+    into docs/arxiv-rules.md), never the same words again; its own message may add the file or
+    the option at hand, and so may its fix. Nor is a rule's general fix written out again."""
+    from pithtex.arxiv import catalogue
+
+    def plain(text: str) -> str:
+        return " ".join(text.replace("…", "...").split())
+
+    said = {plain(text): f"{rule.id}.{part}" for rule in vars(catalogue).values() if isinstance(rule, catalogue.Rule)
+            for part, text in (("meaning", rule.meaning), ("fix", rule.fix))}
+    again = [f"{m}:{line} repeats {name}" for m, line, v in _code_strings() if m != "pithtex/arxiv/catalogue.py"
+             for text, name in said.items() if text in plain(v)]
+    assert again == []
+
+
+def test_small_facts_that_were_written_twice_have_one_home():
+    """Each was once written in two rooms: TeX's time limit per run (the sandbox, check's and
+    bundle's --timeout), a Pith year's range (PithNumber, `number --year`), the verdict "would
+    fail on arXiv" (the catalogue, the report), TeX's "File `…' not found" (the log reader, the
+    figure-format check), whose an added key is (brand, verify)."""
+    from pithtex.arxiv import sandbox
+    from pithtex.number import YEARS
+
+    assert [m for m, _line, v in _constants(float) if v == limits.TEX_RUN_SECONDS] == ["pithtex/limits.py"]
+    assert sandbox.DEFAULT_TIMEOUT == limits.TEX_RUN_SECONDS
+    for command in ("check", "bundle"):
+        sub = build_parser(command)._subparsers._group_actions[0].choices[command]
+        assert next(a for a in sub._actions if a.dest == "timeout").default == limits.TEX_RUN_SECONDS
+    assert [m for m, _line, v in _constants(int) if v == YEARS[-1]] == []  # 9999: `not 1000 <= y <= 9999`
+    assert "YEARS" in (PACKAGE / "cli" / "number.py").read_text(encoding="utf-8")
+    strings = _code_strings()
+
+    def where(pred) -> set[str]:
+        return {m for m, _line, v in strings if pred(v)}
+
+    assert where(lambda v: v == "would fail on arXiv") == {"pithtex/arxiv/catalogue.py"}
+    assert where(lambda v: "File `" in v) == {"pithtex/arxiv/logparse.py"}
+    assert where(lambda v: "added, not the Pith registry" in v) == {"pithtex/brand.py"}
+
+
+def test_the_settings_serve_takes_from_its_flags_are_named_once():
+    """The variables that carry `pithtex serve`'s flags to the server (which `uvicorn
+    pithtex.serve:app` reads alike) are serve/config.py's FROM_FLAGS; PITH_BASE_URL is resolver.py's."""
+    strings = _code_strings()
+    for name in ("PITH_SERVE_KEYS", "PITH_SERVE_CACHE"):
+        assert {m for m, _line, v in strings if v == name} == {"pithtex/serve/config.py"}, name
+    assert {m for m, _line, v in strings if v == "PITH_BASE_URL"} == {"pithtex/resolver.py"}
+
+
+def test_the_benches_take_the_sample_number_and_the_badge_colours_from_brand():
+    """bench/ draws and stamps with brand.py's sample number, label and colours (badge-maker is
+    given the same badge to draw), never a copy of them."""
+    colours = {getattr(t, n).hex.lower() for t in brand.THEMES.values() for n in brand.Theme.__slots__} - {"#ffffff"}
+    found = []
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value.lower()
+                if brand.SAMPLE_BODY.lower() in text or any(c in text for c in colours):
+                    found.append(f"{path.name}:{node.lineno}")
+    assert found == []

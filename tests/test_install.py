@@ -97,5 +97,5 @@ def test_the_wheel_alone_verifies_writes_sty_checks_badges_stamps_and_inspects(i
     inspect = run([pithtex, "inspect", "out.pdf", "--json"], work)
     assert inspect.returncode == 0 and f'"number": "{BODY}"' in inspect.stdout, inspect.stdout + inspect.stderr
 
-    render = run([str(bin_dir / "python"), "-m", "pithtex.cli.render"], paper)  # a developer's, in a checkout
+    render = run([pithtex, "render"], paper)  # a developer's, hidden, for a checkout
     assert render.returncode == 2 and "pithtex sty" in render.stderr

@@ -136,6 +136,28 @@ def test_etag_revalidation_uses_the_cache_on_304(fake, tmp_path):
     assert second.document == first.document
 
 
+def test_a_cache_entry_says_when_it_verified_and_a_304_renews_it(fake, tmp_path):
+    """`verified_at` is written with the entry and again when the resolver answers 304 for it;
+    `cached_verified_at` reads it, never the file's mtime, and is None for an entry without it."""
+    fake.record(BODY, Reply.json(seed_doc(), etag='"abc"'))
+    resolver = client(fake, tmp_path)
+    assert resolver.cached_verified_at(N) is None  # nothing cached yet
+    resolver.fetch_record(N)
+    [path] = (tmp_path / "cache" / "records").rglob(f"{BODY}.json")
+    entry = json.loads(path.read_text())
+    first = entry["verified_at"]
+    assert resolver.cached_verified_at(N) == first
+    entry["verified_at"] = first - 86400  # as if it verified a day ago
+    path.write_text(json.dumps(entry))
+    assert resolver.cached_verified_at(N) == first - 86400  # the file was just written: its mtime is not the age
+    assert client(fake, tmp_path).fetch_record(N).source == "revalidated"
+    assert resolver.cached_verified_at(N) >= first  # the resolver vouched for it again
+    del entry["verified_at"]  # an entry an older pithtex wrote
+    path.write_text(json.dumps(entry))
+    assert resolver.cached_verified_at(N) is None
+    assert client(fake, tmp_path, offline=True).fetch_record(N).source == "cache"  # and it is still used
+
+
 def test_304_without_a_cache_is_not_trusted(fake, tmp_path):
     fake.record(BODY, Reply(304))
     with pytest.raises(ResolverError, match="no cached copy"):

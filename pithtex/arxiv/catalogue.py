@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 ERROR = "error"      # arXiv would fail, or the pith badge/metadata would be lost
 WARNING = "warning"  # worth fixing, but arXiv compiles and pith survives
+# The verdict of an error that stops arXiv's compile (the report says it before any other fault).
+WOULD_FAIL = "would fail on arXiv"
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class Rule:
 
     @property
     def verdict(self) -> str:
-        return self.says or ("loses pith metadata" if self.metadata else "would fail on arXiv")
+        return self.says or ("loses pith metadata" if self.metadata else WOULD_FAIL)
 
     @property
     def severity(self) -> str:

@@ -12,7 +12,6 @@ sandboxes (their .fls) while they are still on disk.
 
 from __future__ import annotations
 
-import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,6 +39,7 @@ from .catalogue import (
     UNDEFINED_REFERENCE,
 )
 from .diagnostic import Diagnostic, error, warning
+from .logparse import missing_file
 from .rules import Facts, static_check
 from .scan import GRAPHICS_EXT, scan
 from .upload import Upload, open_upload
@@ -318,10 +318,9 @@ def _figure_format(run: sandbox.RouteRun, upload: Upload) -> list[Diagnostic]:
     """A figure the route cannot read although another format of it is uploaded."""
     out = []
     for e in run.log.errors:
-        m = re.search(r"File `([^']+)' not found", e.message)
-        have = [f for f in upload.files if m and f.startswith(m.group(1) + ".")]
-        if m and have and not any(f.endswith(GRAPHICS_EXT[run.route]) for f in have):
-            name = m.group(1)
+        name = missing_file(e.message)
+        have = [f for f in upload.files if name and f.startswith(name + ".")]
+        if name and have and not any(f.endswith(GRAPHICS_EXT[run.route]) for f in have):
             usable = "/".join(x for x in (".pdf", ".png", ".jpg", ".eps") if x in GRAPHICS_EXT[run.route])
             out.append(error(FIGURE_FORMAT, f"{run.route}: {name} is uploaded only as {', '.join(have)}, "
                              f"which {run.route} cannot read", f"also upload {name} as {usable}, or use one "

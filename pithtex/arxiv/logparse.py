@@ -104,13 +104,19 @@ def _read_line(facts: LogFacts, line: str, lines: list[str], i: int, main: str) 
         facts.rerun = True
 
 
+def missing_file(message: str) -> str | None:
+    """The file an error says TeX could not find (`File `fig' not found`), None for another error."""
+    m = _NOT_FOUND.search(message)
+    return m.group(1) if m else None
+
+
 def _add_error(facts: LogFacts, message: str, file: str | None, line: int | None) -> None:
     message = message.strip()
     if any(message.startswith(n) for n in _NOISE):
         return
-    m = _NOT_FOUND.search(message)
-    if m:
-        facts.missing_files.append(m.group(1))
+    missing = missing_file(message)
+    if missing:
+        facts.missing_files.append(missing)
     if any(e.message == message and e.line == line for e in facts.errors):
         return
     facts.errors.append(LogError(message.strip(), file, line))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import safetext
-from .catalogue import BY_ID, ERROR
+from .catalogue import BY_ID, ERROR, WOULD_FAIL
 from .diagnostic import Diagnostic
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def failure(diagnostics: list[Diagnostic]) -> str:
     there and only the badge's place is wrong; "loses pith metadata" ...)."""
     errors = [BY_ID[d.rule] for d in diagnostics if d.severity == ERROR]
     words = list(dict.fromkeys(rule.verdict for rule in errors))
-    what = "would fail on arXiv" if "would fail on arXiv" in words else " and ".join(words)
+    what = WOULD_FAIL if WOULD_FAIL in words else " and ".join(words)
     return f"{what} ({len(errors)} error{'s' if len(errors) != 1 else ''})"
 
 

@@ -238,9 +238,7 @@ def rule_hyperxmp(src: Sources) -> list[Diagnostic]:
     before = "hyperref" in names and names.index("hyperref") < names.index("hyperxmp")
     if before or classes & HYPERREF_CLASSES:
         return []
-    return [error(HYPERXMP_ORDER, "hyperxmp is loaded before hyperref: TeX Live 2025's hyperxmp refuses "
-                  "this and stops the compile",
-                  HYPERXMP_ORDER.fix, ref.file, ref.line)]
+    return [error(HYPERXMP_ORDER, HYPERXMP_ORDER.meaning, HYPERXMP_ORDER.fix, ref.file, ref.line)]
 
 
 def rule_pdfa(src: Sources) -> list[Diagnostic]:
@@ -288,9 +286,7 @@ def rule_pith(upload: Upload, src: Sources, files: set[str], facts: Facts) -> li
     if "pith.sty" not in files:
         elsewhere = [f for f in files if PurePosixPath(f).name.lower() == "pith.sty"]
         where = f" (only {elsewhere[0]} is)" if elsewhere else ""
-        out.append(error(PITH_STY_MISSING, f"the paper loads pith but pith.sty is not at the top level of "
-                         f"the upload{where}: arXiv's TeX Live does not have it",
-                         PITH_STY_MISSING.fix,
+        out.append(error(PITH_STY_MISSING, f"{PITH_STY_MISSING.meaning}{where}", PITH_STY_MISSING.fix,
                          ref.file, ref.line, subject="pith.sty"))
     else:
         theirs = sty.declared((upload.root / "pith.sty").read_text("utf-8", errors="replace"))
@@ -351,9 +347,7 @@ def _rule_options(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
 def _rule_number(src: Sources, ref: Ref, facts: Facts) -> list[Diagnostic]:
     given = src.pithnumbers
     if not given:
-        return [error(PITH_NUMBER_MISSING, "the paper loads pith but never says \\pithnumber{…}: no badge "
-                      "and no metadata", PITH_NUMBER_MISSING.fix,
-                      ref.file, ref.line)]
+        return [error(PITH_NUMBER_MISSING, PITH_NUMBER_MISSING.meaning, PITH_NUMBER_MISSING.fix, ref.file, ref.line)]
     num = given[-1]
     typed = num.name.strip()
     try:

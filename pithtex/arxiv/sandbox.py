@@ -28,6 +28,7 @@ from concurrent.futures import wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..limits import TEX_RUN_SECONDS
 from ..value import TYPE_CHECKING
 from .catalogue import FILES_TOO_LARGE, LOG_TOO_LARGE
 from .logparse import LogFacts, parse_log
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 # when routes share cores, the others run at lower priority so it finishes first.
 CRITICAL_ROUTE = "xelatex"
 MAX_RUNS = 4
-DEFAULT_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = TEX_RUN_SECONDS  # limits.py: the --timeout of check and bundle too
 # What one run may write to the terminal, and to its .log, before it is stopped
 # (`log-too-large`). Real papers write well under 5 MB; a macro loop writes this in seconds.
 LOG_CAP = 50 * 1024 * 1024

@@ -25,27 +25,26 @@ __all__ = ["COMMANDS", "Subparsers", "add_command", "add_remove_stale", "build_p
            "report_stale", "time_limit", "warn_refused", "with_remedy"]
 
 
-def main(argv: Sequence[str] | None = None, commands: Sequence[str] = COMMANDS) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code from the contract, never a traceback
     (except under PITHTEX_DEBUG=1, which adds one to the error line):
     0 ok, 1 verifiably failed or refused, 2 unusable input, 3 cannot be decided,
-    70 a bug in pithtex (anything not foreseen), 130 interrupted, 143 terminated (SIGTERM).
-    `commands` are a user's; a developer's entry point (cli/render.py) passes its own."""
+    70 a bug in pithtex (anything not foreseen), 130 interrupted, 143 terminated (SIGTERM)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(sys.stdout), SafeStream(sys.stderr)
     try:
-        return _main(argv, commands)
+        return _main(argv)
     finally:
         sys.stdout, sys.stderr = streams
 
 
-def _main(argv: list[str], commands: Sequence[str]) -> int:
+def _main(argv: list[str]) -> int:
     as_json = Parser.json_errors = "--json" in argv
     _quiet_streams()
     stopping.take_sigterm()
     first = next((a for a in argv if not a.startswith("-")), None)
-    parser = build_parser(first if first in commands else None, commands)
+    parser = build_parser(first)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()

@@ -37,7 +37,7 @@ def register(subparsers: Subparsers) -> None:
                         help="verify the cached record (from an earlier --online) without the network")
     add_resolver_options(p)
     p.add_argument("--format", "-f", choices=("svg", "png", "qr", "html", "md", "rst", "embed"), default="svg")
-    p.add_argument("--theme", choices=tuple(brand.THEMES), default=next(iter(brand.THEMES)))
+    p.add_argument("--theme", choices=tuple(brand.THEMES), default=brand.DEFAULT_THEME)
     p.add_argument("--scale", type=int, choices=(1, 2), default=1, help="PNG pixel density (2 for @2x)")
     p.add_argument("--image-url", metavar="URL", help="snippets: the badge image (default pith-XXXXXXXX.svg)")
     p.add_argument("--dark-image-url", metavar="URL", help="HTML snippet: the dark-mode image")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..value import TYPE_CHECKING
@@ -24,11 +25,12 @@ def run_list(args: Namespace) -> int:
     if args.number or args.arxiv or args.record:
         raise PithError("--list names the papers itself: give no ID, --arxiv or --record with it")
     # bad input first: nothing is fetched for it. Links go to --base-url's pages when given.
-    site, assets_url = _site(args) if args.site else (None, args.assets_url)
+    site, assets_url, site_path = _site(args) if args.site else (None, args.assets_url, None)
     try:
         place = publist.assets_base(assets_url, base_url(args.base_url) if args.base_url else None)
     except PithError as exc:
         raise type(exc)(f"--assets-url: {exc}") from None  # the library names no flags; the command line does
+    place = replace(place, site_path=site_path)
     papers, skipped = publist_check.load_list(Path(args.list))
     keys = warn_refused(args.keys)
     folder = _folder(Path(args.output))  # made only once the list and the keys are known good
@@ -45,35 +47,32 @@ def run_list(args: Namespace) -> int:
     return publist_check.exit_code(checked)
 
 
-def _site(args: Namespace) -> tuple[SiteFiles, str]:
-    """--site's files, and the assets URL: --assets-url, or -o DIR's path in the site."""
+def _site(args: Namespace) -> tuple[SiteFiles, str, str | None]:
+    """--site's files, the assets URL (--assets-url, or -o DIR's path in the site) and, when
+    the site gave it, the site's own path in it (its baseurl)."""
     from ..errors import PithError
     from ..web.sites import site_files
 
     try:
         site = site_files(args.site, Path(args.site_root))
-        return site, args.assets_url or site.assets_url(Path(args.output))
+        if args.assets_url:
+            return site, args.assets_url, None
+        return site, site.assets_url(Path(args.output)), site.base_path()
     except PithError as exc:
         raise type(exc)(f"--site {args.site}: {exc}") from None
 
 
 def _folder(folder: Path) -> Path:
-    """DIR, made when missing (its parent must exist); anything else there is refused."""
+    """DIR, made when missing, with its missing parents (`-o static/pith` in a fresh site);
+    a file anywhere on the way is refused."""
     from ..errors import OutputError
+    from ..files import make_folder
     from ..web.publist import BADGES, RECORDS, SNIPPETS
 
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: not a folder; -o names the folder --list writes into")
-    if not folder.parent.is_dir():
-        raise OutputError(f"{folder.parent}: no such folder (-o DIR is made inside an existing folder)")
-    try:
-        for sub in ("", RECORDS, BADGES, SNIPPETS):
-            (folder / sub).mkdir(exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{folder}: cannot make it ({exc.strerror or exc})") from None
     for sub in (RECORDS, BADGES, SNIPPETS):
-        if not (folder / sub).is_dir():
-            raise OutputError(f"{folder / sub}: not a folder")
+        make_folder(folder / sub, "-o")
     return folder
 
 

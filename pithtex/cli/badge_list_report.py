@@ -28,7 +28,8 @@ def summary(checked: list[Checked], skipped: list[Skipped], folder: Path, writte
     bad = [p for p in checked if not p.verified]
     line = f"pithtex: {good} of {len(checked)} papers verified; wrote {written} files into {folder}"
     if skipped:
-        line += f"; skipped {len(skipped)} BibTeX entries that name no arXiv id, arXiv DOI or Pith Number"
+        entries = "entry that names" if len(skipped) == 1 else "entries that name"
+        line += f"; skipped {len(skipped)} BibTeX {entries} no arXiv id, arXiv DOI or Pith Number"
     print(line, file=sys.stderr)
     for entry in skipped:
         print(f"pithtex: skipped {shown(entry.key)} (line {entry.line}): {entry.reason}", file=sys.stderr)
@@ -38,9 +39,11 @@ def summary(checked: list[Checked], skipped: list[Skipped], folder: Path, writte
               "attribute), and the reader's browser says 'page key', never the registry's verified", file=sys.stderr)
     kept = [p for p in checked if p.kept]
     if kept:
-        oldest = min((p.verified_at or "" for p in kept), default="")
+        oldest = min((p.verified_at for p in kept if p.verified_at), default="")
+        unknown = sum(not p.verified_at for p in kept)
         print(f"pithtex: note: {len(kept)} verified from copies that verified before (the resolver could not be "
-              f"reached){f'; the oldest verified {oldest}' if oldest else ''}", file=sys.stderr)
+              f"reached){f'; the oldest verified {oldest}' if oldest else ''}"
+              f"{f'; {unknown} verified at an unknown time' if unknown else ''}", file=sys.stderr)
     if bad:
         words = ", ".join(sorted({p.word for p in bad}))
         print(f"pithtex: {len(bad)} listed without a badge ({words}): "

@@ -68,6 +68,7 @@ def noted(state: BadgeState) -> BadgeState:
 
 
 def _embed(args: Namespace, number: PithNumber) -> int:
+    from ..brand import DEFAULT_THEME
     from ..errors import PithError
     from ..files import write_atomic
     from ..resolver import base_url
@@ -80,8 +81,9 @@ def _embed(args: Namespace, number: PithNumber) -> int:
                         "<pith-badge keys='{\"keys\": [...]}'> or window.pithBadge.keys (its signatures then "
                         f"read '{brand_added()}')")
     resolver = base_url(args.base_url) if args.base_url else None
-    snippet = webassets.embed_snippet(number, src=args.src, theme=None if args.theme == "light" else args.theme,
-                                      cdn=args.cdn, base_url=resolver if args.cdn else None, link_base=resolver)
+    theme = None if args.theme == DEFAULT_THEME else args.theme  # the element's own default
+    snippet = webassets.embed_snippet(number, src=args.src, theme=theme, cdn=args.cdn,
+                                      base_url=resolver if args.cdn else None, link_base=resolver)
     if not args.output:
         if not args.cdn:
             _note(f"the snippet loads {webassets.SCRIPT_NAME}; write both with -o FILE.html (or use --cdn)")

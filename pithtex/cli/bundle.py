@@ -6,6 +6,7 @@ from .. import errors
 from ..arxiv import ENGINES
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, report_stale, time_limit
+from .options import add_tex_timeout
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -44,7 +45,7 @@ def register(subparsers: Subparsers) -> None:
                    help="route used to find the files and to check the archive (default: arXiv's choice)")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="bundle only this top-level file (and what it uses); repeat for several")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit per TeX run")
+    add_tex_timeout(p)
     p.add_argument("--json", action="store_true", help="print the archive's files and the check as JSON")
     add_remove_stale(p)
 

@@ -6,6 +6,7 @@ from .. import errors
 from ..arxiv import ENGINES
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, time_limit
+from .options import add_tex_timeout
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -47,8 +48,7 @@ def register(subparsers: Subparsers) -> None:
                    help="route to compile: auto (arXiv's choice, default), one route, or all in parallel")
     p.add_argument("--main", action="append", metavar="FILE",
                    help="check only this top-level file of the upload (repeat for several)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
-                   help="time limit per TeX run (default 120)")
+    add_tex_timeout(p)
     p.add_argument("--json", action="store_true", help="print a JSON object on stdout")
 
 

@@ -47,11 +47,11 @@ def register(subparsers: Subparsers) -> None:
 
 def run(args: Namespace) -> int:
     from ..errors import PithError
-    from ..number import PithAlias, PithNumber, parse_reference
+    from ..number import YEARS, PithAlias, PithNumber, parse_reference
 
     if (args.number is None) == (args.record is None):
         raise PithError("give exactly one of NUMBER or --record FILE")
-    if args.year is not None and not 1000 <= args.year <= 9999:
+    if args.year is not None and args.year not in YEARS:
         raise PithError(f"--year {args.year}: a year has four digits")
     if args.record is not None:
         from ..record import canonical_of, canonical_sha256, load_document

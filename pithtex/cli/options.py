@@ -16,6 +16,14 @@ def add_resolver_options(parser: ArgumentParser) -> None:
     parser.add_argument("--keys", metavar="KEYS.json", help="trust these keys too (e.g. a mirror's)")
 
 
+def add_tex_timeout(parser: ArgumentParser) -> None:
+    """--timeout, for every command that runs TeX (check, bundle)."""
+    from ..limits import TEX_RUN_SECONDS
+
+    parser.add_argument("--timeout", type=float, default=TEX_RUN_SECONDS, metavar="SECONDS",
+                        help=f"time limit per TeX run (default {TEX_RUN_SECONDS:g})")
+
+
 def add_password(parser: ArgumentParser) -> None:
     """--password, for every command that opens an encrypted PDF: its UTF-8 bytes (None: the empty
     user password is tried)."""

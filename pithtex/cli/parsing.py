@@ -23,12 +23,16 @@ if TYPE_CHECKING:
 
 # Order here is the order in `pithtex --help`: what a user runs.
 COMMANDS = ("number", "verify", "sty", "stamp", "inspect", "badge", "check", "bundle", "serve")
-# A pithtex developer's, run in a checkout as `python -m pithtex.cli.NAME` (`make render`).
+# A pithtex developer's, run in a checkout (`pithtex render` = `make render`): accepted by name,
+# never in the full parser, so neither `pithtex --help` nor a usage error lists it.
 DEVELOPER_COMMANDS = ("render",)
 
 
-def build_parser(only: str | None = None, commands: Sequence[str] = COMMANDS) -> argparse.ArgumentParser:
-    """The full parser, or with `only` just that subcommand's (start-up counts in batches)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The user's parser, or with `only` (a command's name) just that subcommand's: start-up
+    counts in batches, and a developer's command is built only so, when it is the one named."""
+    if only not in (*COMMANDS, *DEVELOPER_COMMANDS):
+        only = None  # not a command: the full parser says so, offering the user's
     parser = Parser(
         prog="pithtex",
         description="Pith Numbers for papers: compute, verify, put them into LaTeX and PDFs, make badges.",
@@ -36,8 +40,10 @@ def build_parser(only: str | None = None, commands: Sequence[str] = COMMANDS) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pithtex {VERSION}")
+    if only:  # an argument the command does not take is reported by this parser: point to its help
+        parser.help_of = f"pithtex {only}"
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in (only,) if only else commands:
+    for name in (only,) if only else COMMANDS:
         importlib.import_module(f"pithtex.cli.{name}").register(subparsers)
     return parser
 
@@ -46,6 +52,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with usage errors as one line (and JSON with --json) and exit code 2."""
 
     json_errors = False  # set by main() when the command line asks for --json
+    help_of: str | None = None  # whose --help a usage error points to (None: this parser's)
 
     def parse_known_args(  # type: ignore[override]  # one body for typeshed's three overloads
             self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
@@ -65,16 +72,20 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         from . import report_error
 
-        report_error(f"{message} (see {self.prog} --help)", 2, as_json=Parser.json_errors, prefix=f"{self.prog}: ")
+        report_error(f"{message} (see {self.help_of or self.prog} --help)", 2, as_json=Parser.json_errors,
+                     prefix=f"{self.prog}: ")
         sys.exit(errors.BAD_INPUT)
 
 
-def add_command(subparsers: Subparsers, name: str, help: str, description: str,
-                epilog: str = "", prog: str | None = None) -> argparse.ArgumentParser:
+def add_command(subparsers: Subparsers, name: str, help: str | None, description: str,
+                epilog: str = "") -> argparse.ArgumentParser:
     """A subcommand parser that formats its examples verbatim and reports errors in one line;
-    `prog` names a developer's command as it is run (None: argparse's "pithtex NAME")."""
-    return subparsers.add_parser(name, prog=prog, help=help, description=description, epilog=epilog,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    `help` None: a developer's command, which no listing shows (argparse lists every parser
+    given a `help`, even None)."""
+    formatting = argparse.RawDescriptionHelpFormatter
+    if help is None:
+        return subparsers.add_parser(name, description=description, epilog=epilog, formatter_class=formatting)
+    return subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=formatting)
 
 
 def help_text(command: str) -> str:

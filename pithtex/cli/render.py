@@ -1,6 +1,6 @@
-"""`python -m pithtex.cli.render` (`make render`): write a pithtex checkout's latex/pith.sty (and
-web assets) from the templates. A developer's command, not a user's: `pithtex --help` lists no
-`render`; a paper gets its pith.sty with `pithtex sty`."""
+"""`pithtex render` (`make render`; `python -m pithtex.cli.render` too): write a pithtex checkout's
+latex/pith.sty (and web assets) from the templates. A developer's command, not a user's: it is
+accepted by name but `pithtex --help` lists no `render`; a paper gets its pith.sty with `pithtex sty`."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ if TYPE_CHECKING:
 
     from . import Subparsers
 
-PROG = "python -m pithtex.cli.render"
+PROG = "pithtex render"
 EPILOG = f"""\
 examples:
-  {PROG}           in a pithtex checkout: write latex/pith.sty (= make render)
-  {PROG} --check   exit 1 and name the files that differ from a fresh render
-  {PROG} --root ~/src/pithtex   the checkout is elsewhere
-  {PROG} --web site/   also render the web assets into site/
+  {PROG}                      in a pithtex checkout: write latex/pith.sty (= make render)
+  {PROG} --check              exit 1 and name the files that differ from a fresh render
+  {PROG} --root ~/src/pithtex the checkout is elsewhere
+  {PROG} --web site/          also render the web assets into site/
 
 A paper gets its pith.sty with `pithtex sty`, not with render.
 
@@ -35,11 +35,10 @@ def register(subparsers: Subparsers) -> None:
     p = add_command(
         subparsers,
         "render",
-        help="regenerate a pithtex checkout's latex/pith.sty (and web assets) from the templates",
-        description="Render the generated files from pithtex/templates and pithtex/brand.py. "
-        "latex/pith.sty is never edited by hand; --check guards the committed copy.",
+        help=None,  # a developer's: never listed among a user's commands
+        description="Regenerate a pithtex checkout's generated files from pithtex/templates and "
+        "pithtex/brand.py. latex/pith.sty is never edited by hand; --check guards the committed copy.",
         epilog=EPILOG,
-        prog=PROG,
     )
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if any generated file is stale")
     p.add_argument("--root", default=".", metavar="DIR", help="the pithtex checkout (default: .)")
@@ -84,10 +83,10 @@ def _render_web(folder: Path) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m pithtex.cli.render ARGS` is `pithtex render ARGS` (the generated files' headers name it)."""
     from . import main as command_line
-    from .parsing import DEVELOPER_COMMANDS
 
-    return command_line(["render", *(sys.argv[1:] if argv is None else argv)], DEVELOPER_COMMANDS)
+    return command_line(["render", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

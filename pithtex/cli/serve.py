@@ -38,10 +38,11 @@ def run(args: Namespace) -> int:
         raise PithError(EXTRA)
     if not 0 < args.port < 65536 or args.connections < 1:
         raise PithError("--port is 1-65535 and --connections at least 1")
-    for flag, name in (("base_url", "PITH_BASE_URL"), ("keys", "PITH_SERVE_KEYS"), ("cache", "PITH_SERVE_CACHE")):
+    from ..serve.config import FROM_FLAGS, from_environment
+
+    for flag, name in FROM_FLAGS.items():
         if getattr(args, flag):
             os.environ[name] = getattr(args, flag)  # one reader of the settings: pithtex.serve.config
-    from ..serve.config import from_environment
     from ..serve.listen import listen
     from . import warn_refused
 

@@ -110,10 +110,10 @@ def _path_name(target: ids.Target) -> str:
 
 def _theme(request: Request) -> str:
     if not request.scope.get("query_string"):
-        return "light"  # most requests: no query to parse
-    theme = request.query_params.get("theme", "light")
+        return brand.DEFAULT_THEME  # most requests: no query to parse
+    theme = request.query_params.get("theme", brand.DEFAULT_THEME)
     if theme not in brand.THEMES:
-        raise ids.BadRequest(400, "theme is light or dark")
+        raise ids.BadRequest(400, f"theme is one of {', '.join(brand.THEMES)}")
     return theme
 
 

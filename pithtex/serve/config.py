@@ -9,8 +9,12 @@ from typing import NamedTuple
 
 from ..errors import PithError
 from ..limits import env_seconds
+from ..resolver import BASE_URL_ENV
 
 DAY = 86400.0
+# The settings `pithtex serve`'s flags give, by the variable that carries each to the server (the
+# one reader is from_environment, for the command and for `uvicorn pithtex.serve:app` alike).
+FROM_FLAGS = {"base_url": BASE_URL_ENV, "keys": "PITH_SERVE_KEYS", "cache": "PITH_SERVE_CACHE"}
 
 
 class Settings(NamedTuple):
@@ -46,11 +50,11 @@ def from_environment() -> Settings:
     one line, never replaced by a default."""
     from ..resolver import base_url, cache_dir
 
-    given = os.environ.get("PITH_BASE_URL") or None
-    cache = os.environ.get("PITH_SERVE_CACHE", "").strip()
+    given = os.environ.get(FROM_FLAGS["base_url"]) or None
+    cache = os.environ.get(FROM_FLAGS["cache"], "").strip()
     return Settings(
         base_url=base_url(given) if given else None,
-        keys=os.environ.get("PITH_SERVE_KEYS") or None,
+        keys=os.environ.get(FROM_FLAGS["keys"]) or None,
         cache=Path(cache) if cache else cache_dir() / "serve",
         timeout=_number("PITH_SERVE_TIMEOUT", 5.0, most=60.0),
         recheck=_number("PITH_SERVE_RECHECK", 300.0, most=DAY, zero=True),

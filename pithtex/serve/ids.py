@@ -41,6 +41,9 @@ class BadRequest(Exception):
         super().__init__(message)
         self.status = status
 
+    def __reduce__(self) -> tuple[object, ...]:  # a copy is made whole with its status too
+        return (type(self), (self.status, *self.args))
+
 
 def raw_path_problem(raw_path: bytes) -> str | None:
     """Refuse, before routing, what no id needs and a traversal would: escapes (%2F, %2E),

@@ -110,6 +110,8 @@ def _script_values(keys: Any, base_url: str) -> dict[str, Any]:
         "shapes": {state: badgeshape.to_json(_shape(state)) for state in (*states, PAGE_KEY)},
         "themes": {name: {"colours": {**badgeshape.theme_table(t), f"{PAGE_KEY}Bg": t.page_key_bg.hex}}
                    for name, t in brand.THEMES.items()},
+        "defaultTheme": brand.DEFAULT_THEME,  # theme="auto" on a light scheme, or none declared
+        "darkTheme": brand.DARK_THEME,  # theme="auto" on a dark scheme
         "limits": {"depth": MAX_DEPTH, "digits": MAX_DIGITS, "bytes": MAX_RESPONSE_BYTES, "seconds": NETWORK_SECONDS},
         "invisible": INVISIBLE_RANGES,
         "quotes": QUOTES,
@@ -133,7 +135,7 @@ def render_script(keys: Any = None, base_url: str | None = None, module: bool = 
                            version=brand.VERSION, module=module)
 
 
-def fallback_svg(number: PithNumber, theme: str = "light", uid: str | None = None) -> str:
+def fallback_svg(number: PithNumber, theme: str = brand.DEFAULT_THEME, uid: str | None = None) -> str:
     """The badge shown before (or without) the script: as wide as the element will draw it,
     and saying 'unchecked', which is true until the reader's browser has checked it. Its SVG
     ids end in `uid`, by default random: a page may hold two snippets of one number (one
@@ -172,7 +174,7 @@ def embed_snippet(number: PithNumber, script_url: str = SCRIPT_NAME, src: str | 
         src=src,
         base_url=base_url,
         theme=theme,
-        fallback=fallback_svg(number, theme or "light"),
+        fallback=fallback_svg(number, theme or brand.DEFAULT_THEME),
     )
 
 

@@ -133,7 +133,7 @@ def _capped(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def svg(number: PithNumber, state: BadgeState | None = None, theme: str = "light") -> str:
+def svg(number: PithNumber, state: BadgeState | None = None, theme: str = brand.DEFAULT_THEME) -> str:
     """The badge as a standalone SVG document (UTF-8 text)."""
     state = state or BadgeState()
     lay = layout(number, state.word)
@@ -164,7 +164,8 @@ def _font(size: int) -> Any:
     return ImageFont.load_default(size)  # a scalable fallback; widths then differ slightly
 
 
-def png(number: PithNumber, state: BadgeState | None = None, theme: str = "light", scale: int = 1) -> bytes:
+def png(number: PithNumber, state: BadgeState | None = None, theme: str = brand.DEFAULT_THEME,
+        scale: int = 1) -> bytes:
     """The badge drawn with Pillow at 1x to 4x (same layout and state words as the SVG).
 
     Every shape is painted at the target size, each pixel covered by how far its centre
@@ -384,9 +385,9 @@ def qr_png(number: PithNumber, module_px: int = 8) -> bytes:
 
 
 # -- snippets -------------------------------------------------------------------------------
-def image_name(number: PithNumber, theme: str = "light", ext: str = "svg") -> str:
+def image_name(number: PithNumber, theme: str = brand.DEFAULT_THEME, ext: str = "svg") -> str:
     """The default file name snippets point at: write it beside the page with --format svg."""
-    return f"pith-{number.body[:8]}{'' if theme == 'light' else '-' + theme}.{ext}"
+    return f"pith-{number.body[:8]}{'' if theme == brand.DEFAULT_THEME else '-' + theme}.{ext}"
 
 
 def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_url: str | None = None) -> str:
@@ -394,8 +395,10 @@ def snippet(kind: str, number: PithNumber, image_url: str | None = None, dark_ur
     from .templating import render_template
 
     image_url = safetext.url(image_url) if image_url else image_name(number)
-    dark_url = safetext.url(dark_url) if dark_url else (image_name(number, "dark") if image_url == image_name(number)
-                                                        else None)
+    if dark_url:
+        dark_url = safetext.url(dark_url)
+    elif image_url == image_name(number):  # the default names: the dark theme's file is beside it
+        dark_url = image_name(number, brand.DARK_THEME)
     return render_template(
         f"snippet.{kind}.j2",
         number=number,

@@ -80,7 +80,8 @@ def _expand(raw: str, macros: dict[str, str], budget: _Budget, line: int, what: 
     return "".join(out)
 
 
-_READ = ("title", "author", "eprint", "archiveprefix", "eprinttype", "arxiv", "arxivid", "doi")
+_READ = ("title", "author", "eprint", "archiveprefix", "eprinttype", "arxiv", "arxivid", "doi", "url", "ee", "journal",
+         "volume")
 
 
 def entries(text: str, name: str = "the BibTeX file") -> list[Entry]:

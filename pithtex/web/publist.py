@@ -32,6 +32,8 @@ FRAGMENT = "publications"
 KINDS = ("html", "md", "rst")
 MAX_PAPERS = 2000  # a researcher's list; a file naming more is refused rather than fetched
 _DOI = re.compile(r"(?:https?://(?:dx\.)?doi\.org/|doi:)?10\.48550/arxiv\.(?P<id>.+)", re.I)
+# An arXiv page's URL: DBLP's .bib gives a CoRR paper's id only there (`url`, `ee`).
+_ARXIV_URL = re.compile(r"https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>[^\s?#]+?)(?:\.pdf)?/?", re.I)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Wanted:
     key: str | None = None  # the BibTeX key
     author: str | None = None  # the BibTeX entry's first author's family name (LaTeX decoded)
     source: str = ""  # the list file's name, for messages
+    twins: tuple[Wanted, ...] = ()  # later BibTeX entries naming the same paper: checked with it, each listed
 
     @property
     def entry(self) -> str:
@@ -144,7 +147,7 @@ def read_list(text: str, name: str, bib: bool,
     Raises InputError naming the file and line of anything unreadable, or for an empty list.
     `parse` splits a .bib (publist_check runs bibtex.entries in a worker under limits)."""
     papers, skipped = (_from_bib(text, name, parse) if bib else (_from_lines(text, name), []))
-    unique = _first_named(papers)
+    unique = _first_named(papers, twins=bib)
     if not unique:
         raise InputError(f"{name}: names no paper (give arXiv ids, arXiv DOIs or Pith Numbers, one a line, "
                          "or a .bib file with eprint/arxiv/doi fields)")
@@ -157,15 +160,18 @@ def _identity(paper: Wanted) -> str:
     return paper.arxiv.paper if paper.arxiv else paper.number.body if paper.number else paper.given
 
 
-def _first_named(papers: list[Wanted]) -> list[Wanted]:
-    """A paper named twice is checked and listed once, where first named."""
-    seen: set[str] = set()
-    unique = []
+def _first_named(papers: list[Wanted], twins: bool = False) -> list[Wanted]:
+    """A paper named twice is checked once, where first named. In a plain list the later lines
+    are dropped; with `twins` (BibTeX entries, each with its own key and title) they ride along
+    as the first's `twins`, so each entry is compared, indexed and listed as itself."""
+    first: dict[str, Wanted] = {}
+    later: dict[str, list[Wanted]] = {}
     for paper in papers:
-        if _identity(paper) not in seen:
-            seen.add(_identity(paper))
-            unique.append(paper)
-    return unique
+        if _identity(paper) not in first:
+            first[_identity(paper)] = paper
+        elif twins:
+            later.setdefault(_identity(paper), []).append(paper)
+    return [replace(p, twins=tuple(later[i])) if i in later else p for i, p in first.items()]
 
 
 def _from_lines(text: str, name: str) -> list[Wanted]:
@@ -196,8 +202,8 @@ def _from_bib(text: str, name: str, parse: Callable[[str, str], list[bibtex.Entr
             wanted = paper_of(named, entry.line, None, entry.key, PurePath(name).name)
         except InvalidNumber as exc:
             raise InputError(f"{where}: {exc}") from None
-        if _identity(wanted) in seen or len(seen) > MAX_PAPERS:
-            continue  # listed where first named (read_list refuses a list of too many): no title to decode
+        if len(seen) > MAX_PAPERS or (_identity(wanted) in seen and len(papers) >= MAX_PAPERS):
+            continue  # read_list refuses a list of too many; past that many entries a twin is dropped
         seen.add(_identity(wanted))
         title = bibtex.decoded(entry.fields["title"], where) if entry.fields.get("title") else None
         papers.append(replace(wanted, title=title or None, author=_first_family(entry.fields.get("author"), where)))
@@ -214,7 +220,19 @@ def _bib_id(fields: dict[str, str]) -> str | None:
         if fields.get(key):
             return bibtex.plain(fields[key])
     doi = bibtex.plain(fields.get("doi", ""))
-    return doi if _DOI.fullmatch(doi) else None
+    if _DOI.fullmatch(doi):
+        return doi
+    return _dblp_id(fields)
+
+
+def _dblp_id(fields: dict[str, str]) -> str | None:
+    """A CoRR entry as DBLP exports it: the arXiv id only in the `url` or `ee` link to arxiv.org
+    (or `volume = {abs/ID}` of `journal = {CoRR}`); None when that is not an arXiv id."""
+    found = [m.group("id") for key in ("url", "ee") if (m := _ARXIV_URL.fullmatch(bibtex.plain(fields.get(key, ""))))]
+    volume = bibtex.plain(fields.get("volume", ""))
+    if bibtex.plain(fields.get("journal", "")).lower() == "corr" and volume.lower().startswith("abs/"):
+        found.append(volume[4:])
+    return next((text for text in found if looks_like(text)), None)
 
 
 def _first_family(authors: str | None, where: str) -> str | None:
@@ -249,6 +267,7 @@ class Place:
 
     base: str = ""
     resolver: str = brand.BASE_URL
+    site_path: str | None = None  # the site's own path in `base` (Jekyll's baseurl), when --site chose `base`
 
     def url(self, path: str) -> str:
         return safetext.url(self.base + path)
@@ -349,8 +368,14 @@ def index_json(papers: list[Checked], place: Place, keys_json: str | None) -> st
             "reason": "" if checked.verified else checked.reason,
         }
         for name in index_names(checked.wanted):
-            entries.setdefault(name, entry)  # a name two papers share stays the first one's
-    document = {"format": 1, "script": place.url(SCRIPT_NAME), "papers": entries}
+            # a name two entries share (the arXiv id of twins) stays the first one's, unless only a
+            # later one verified: an entry whose title is another paper's hides no badge of the paper
+            if name not in entries or (checked.verified and entries[name]["snippet"] is None):
+                entries[name] = entry
+    document: dict[str, Any] = {"format": 1, "script": place.url(SCRIPT_NAME), "base": place.base}
+    if place.site_path is not None:  # a generator built under another path puts its own in front of `base`
+        document["site_path"] = place.site_path
+    document["papers"] = entries
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 

@@ -32,7 +32,7 @@ class Client(Protocol):
     keys: Any
 
     @property
-    def resolver(self) -> Any: ...  # its cached_since(number): when the cache's copy was written
+    def resolver(self) -> Any: ...  # its cached_verified_at(number): when the cache's copy verified
 
     def verify_arxiv(self, arxiv: Any) -> Any: ...
 
@@ -109,9 +109,12 @@ def parse_bounded(text: str, name: str) -> list[bibtex.Entry]:
     return [bibtex.Entry(kind, key, line, fields) for kind, key, line, fields in found["entries"]]
 
 
-def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Checked:
-    """One paper's outcome; a failure to resolve or fetch is 'unchecked', a verifiable one 'invalid'.
-    When the resolver cannot be reached, `kept` stands in with a copy that verified before."""
+def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> list[Checked]:
+    """One paper's outcome for its entry and each of its `twins` (BibTeX entries naming the same
+    paper: fetched once, each compared with its own title); a failure to resolve or fetch is
+    'unchecked', a verifiable one 'invalid'. When the resolver cannot be reached, `kept` stands
+    in with a copy that verified before."""
+    entries = (wanted, *wanted.twins)
     try:
         if wanted.arxiv is not None:
             checked = client.verify_arxiv(wanted.arxiv)
@@ -122,15 +125,15 @@ def check_one(wanted: Wanted, client: Client, kept: Kept | None = None) -> Check
             number = checked.report.number
     except PithError as exc:  # resolver down, no such paper, an unreadable answer: said in one line
         word = brand.INVALID if exc.exit_code == errors.FAILED else brand.UNCHECKED
-        if word == brand.UNCHECKED and kept is not None:
-            earlier = kept.check(wanted, str(exc))
-            if earlier is not None:
-                return earlier
-        return Checked(wanted, word, str(exc))
-    return outcome(wanted, checked, number, client.keys, _now())
+        earlier = [kept.check(entry, str(exc), wanted) if word == brand.UNCHECKED and kept is not None else None
+                   for entry in entries]
+        return [found or Checked(entry, word, str(exc)) for entry, found in zip(entries, earlier, strict=True)]
+    when = _now()
+    return [outcome(entry, checked, number, client.keys, when) for entry in entries]
 
 
-def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str, kept: str = "") -> Checked:
+def outcome(wanted: Wanted, checked: Any, number: Any, keys: Any, verified_at: str | None,
+            kept: str = "") -> Checked:
     """A verification (`Client.verify_*`'s answer) as the list's outcome for `wanted`: verified
     only when the record verified and is the paper the entry names (its title)."""
     report = checked.report
@@ -164,47 +167,73 @@ class Kept:
         self.folder, self.offline = folder, offline
         self.index = _read_index(folder / INDEX)
 
-    def check(self, wanted: Wanted, failure: str) -> Checked | None:
-        """`wanted` from a copy that verified before, verified again offline; None when none does."""
-        return self._from_folder(wanted) or self._from_cache(wanted)
+    def check(self, wanted: Wanted, failure: str, asked: Wanted | None = None) -> Checked | None:
+        """`wanted` from a copy that verified before, verified again offline; None when none does.
+        `asked`: the entry whose id was fetched for it (a twin's first entry; default: itself)."""
+        asked = asked or wanted
+        return self._from_folder(wanted, asked) or self._from_cache(wanted, asked)
 
-    def _from_folder(self, wanted: Wanted) -> Checked | None:
+    def _entry(self, wanted: Wanted, asked: Wanted) -> dict[str, Any] | None:
+        """The earlier run's index entry of a verified record for `wanted`: under one of its
+        names, else any that verified as the same paper (an entry that was invalid, its title
+        another paper's, is compared again with the record its id names)."""
+        for name in index_names(wanted):
+            if name in self.index and self.index[name].get("state") == brand.VERIFIED:
+                return self.index[name]
+        same = ("arxiv", asked.arxiv.paper) if asked.arxiv else ("number", asked.number.body if asked.number else "")
+        return next((e for e in self.index.values() if e.get("state") == brand.VERIFIED and e.get(same[0]) == same[1]),
+                    None)
+
+    def _from_folder(self, wanted: Wanted, asked: Wanted) -> Checked | None:
         from ..arxiv.ids import source_problem
         from ..record import canonical_of
 
-        entry = next((self.index[n] for n in index_names(wanted) if n in self.index), None)
+        entry = self._entry(wanted, asked)
         number = _number_of(entry)
-        if entry is None or number is None or entry.get("state") != brand.VERIFIED:
+        if entry is None or number is None:
             return None
         path = self.folder / record_path(number)
         try:
             checked = self.offline.verify_record(path, expect=number)
-            if (wanted.arxiv is not None and checked.report.verified
-                    and source_problem(canonical_of(checked.document), wanted.arxiv)[0] != "pass"):
+            if (asked.arxiv is not None and checked.report.verified
+                    and source_problem(canonical_of(checked.document), asked.arxiv)[0] != "pass"):
                 return None
         except PithError:  # the copy is gone or unreadable: it cannot stand in
             return None
-        when = str(entry.get("verified_at") or "")
-        note = f"the resolver could not be reached; used {path}, which verified {_age(when)}"
+        when = entry.get("verified_at") if isinstance(entry.get("verified_at"), str) else None
+        age = _age(when) if when else f"at an unknown time ({INDEX} gives no verified_at for it)"
+        note = f"the resolver could not be reached; used {path}, which verified {age}"
         result = outcome(wanted, checked, number, self.offline.keys, when, note)
-        return result if result.verified else None
+        return _kept(checked, result)
 
-    def _from_cache(self, wanted: Wanted) -> Checked | None:
+    def _from_cache(self, wanted: Wanted, asked: Wanted) -> Checked | None:
         try:
-            if wanted.arxiv is not None:
-                checked = self.offline.verify_arxiv(wanted.arxiv)
+            if asked.arxiv is not None:
+                checked = self.offline.verify_arxiv(asked.arxiv)
                 number = checked.resolved
             else:
-                assert wanted.number is not None
-                checked = self.offline.verify_number(wanted.number)
+                assert asked.number is not None
+                checked = self.offline.verify_number(asked.number)
                 number = checked.report.number
         except PithError:  # not in the cache either
             return None
-        since = self.offline.resolver.cached_since(number) if number is not None else None
-        when = _now(since) if since is not None else ""
-        note = f"the resolver could not be reached; used the copy in the resolver's cache, fetched {_age(when)}"
+        since = self.offline.resolver.cached_verified_at(number) if number is not None else None
+        when = _now(since) if since is not None else None
+        age = (f"which verified {_age(when)}" if when else
+               "which verified at an unknown time (its cache entry, written by an older pithtex, gives no "
+               "verified_at)")
+        note = f"the resolver could not be reached; used the copy in the resolver's cache, {age}"
         result = outcome(wanted, checked, number, self.offline.keys, when, note)
-        return result if result.verified else None
+        return _kept(checked, result)
+
+
+def _kept(checked: Any, result: Checked) -> Checked | None:
+    """What a copy that verified before says for an entry: verified, or invalid when the record
+    verified but is another paper than the entry names (an outage does not turn that into
+    unchecked); None when the copy itself no longer verifies (it cannot stand in)."""
+    if result.verified or (checked.report.verified and result.word == brand.INVALID):
+        return result
+    return None
 
 
 def _read_index(path: Path) -> dict[str, dict[str, Any]]:
@@ -244,7 +273,7 @@ def _age(when: str) -> str:
 
 def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
               done: Callable[[Checked], None] | None = None, kept: Kept | None = None) -> list[Checked]:
-    """Every paper's outcome, in the list's order, checked by one `client` (each fetch opens its
+    """Every entry's outcome (a paper's `twins` too), in the list's order, checked by one `client` (each fetch opens its
     own connection, so the threads share nothing mutable); `done` is called as each one ends.
 
     The checks run on daemon threads, not a ThreadPoolExecutor: its shutdown, and the
@@ -255,7 +284,7 @@ def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
     todo: queue.SimpleQueue[tuple[int, Wanted]] = queue.SimpleQueue()
     for item in enumerate(papers):
         todo.put(item)
-    finished: queue.SimpleQueue[tuple[int, Checked | BaseException]] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[tuple[int, list[Checked] | BaseException]] = queue.SimpleQueue()
     stop = threading.Event()
 
     def work() -> None:
@@ -271,7 +300,7 @@ def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
 
     for _ in range(max(1, min(jobs, len(papers)))):
         threading.Thread(target=work, name="pithtex-list-check", daemon=True).start()
-    results: dict[int, Checked] = {}
+    results: dict[int, list[Checked]] = {}
     try:
         while len(results) < len(papers):
             index, result = finished.get()  # Ctrl-C interrupts this wait at once
@@ -279,10 +308,11 @@ def check_all(papers: list[Wanted], client: Client, *, jobs: int = JOBS,
                 raise result
             results[index] = result
             if done is not None:
-                done(result)
+                done(result[0])
     finally:
         stop.set()  # Ctrl-C or a bug: start no more checks; those in flight are abandoned
-    return [results[i] for i in range(len(papers))]
+    # each entry where the file names it: a twin after the entries between it and its first
+    return sorted((c for i in range(len(papers)) for c in results[i]), key=lambda c: c.wanted.line)
 
 
 def exit_code(papers: list[Checked]) -> int:

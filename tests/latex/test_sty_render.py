@@ -1,10 +1,11 @@
-"""`make render` (python -m pithtex.cli.render): latex/pith.sty, the one committed rendering, is
+"""`make render` (`pithtex render`): latex/pith.sty, the one committed rendering, is
 exactly a fresh render; the command is a developer's, not among a user's."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import sys
 
 from pithtex import brand
 from pithtex.generate import CHECKOUT_MARK, check, render_all
@@ -68,11 +69,20 @@ def test_brand_values_reach_the_package():
 
 def test_render_is_a_developers_command_not_a_users(tmp_path):
     """`pithtex --help` lists what a user can run; render (a checkout's generated files) is
-    `make render`, and its errors are still one line, with --json a JSON error."""
+    accepted by name, hidden from the listing, the usage line and a mistyped command's choices;
+    its errors are still one line, with --json a JSON error."""
     listed = pithtex_cli("--help").stdout
     assert "render" not in listed and "  sty " in listed
-    refused = assert_clean_error(pithtex_cli("render"))
-    assert "invalid choice: 'render'" in refused
+    assert "render" not in assert_clean_error(pithtex_cli("rendre"))  # the choices offered
+    assert "render" not in pithtex_cli().stdout  # the bare command's usage and listing
     missing = render_cli("--root", str(tmp_path / "missing"), "--json")
     assert missing.returncode == 2 and '"exit_code": 2' in missing.stdout, missing.stdout + missing.stderr
-    assert render_cli("--help").stdout.startswith("usage: python -m pithtex.cli.render")
+    unknown = assert_clean_error(render_cli("--bogus"))
+    assert unknown.endswith("(see pithtex render --help)"), unknown  # not the listing that omits it
+    assert render_cli("--help").stdout.startswith("usage: pithtex render [-h] [--check]")
+
+
+def test_the_module_entry_point_is_the_same_command():
+    """`python -m pithtex.cli.render`, which the generated files' headers name, runs `pithtex render`."""
+    proc = pithtex_cli("--check", program=[sys.executable, "-m", "pithtex.cli.render"])
+    assert proc.returncode == 0 and proc.stdout.startswith("up to date"), proc.stdout + proc.stderr

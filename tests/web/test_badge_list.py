@@ -72,7 +72,7 @@ def test_thirty_papers_from_a_bib_in_one_command(tmp_path, fake, env):
     out.parent.mkdir()
     proc = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", str(KEY.key_file(tmp_path)), env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "30 of 30 papers verified" in proc.stderr and "skipped 1 BibTeX entries" in proc.stderr
+    assert "30 of 30 papers verified" in proc.stderr and "skipped 1 BibTeX entry that names no arXiv id" in proc.stderr
     assert proc.stdout.count("verified ") == 30 and "30 signed by a --keys key" in proc.stderr
     assert proc.stdout.count(f"signed by {KEY.key_id}, a key --keys added, not the Pith registry") == 30
     assert "\r" not in proc.stderr  # no progress line when stderr is not a terminal

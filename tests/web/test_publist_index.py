@@ -36,7 +36,7 @@ def test_the_index_names_every_paper_by_key_and_id_and_survives_an_outage(tmp_pa
         first = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
         assert first.returncode == 0, first.stderr
     index = json.loads((out / "pith.json").read_text())
-    assert index["script"] == "pith-badge.js"
+    assert index["script"] == "pith-badge.js" and index["base"] == "" and "site_path" not in index
     papers = index["papers"]
     assert set(papers) == {"key1", "key2", "key3", *ids}  # by BibTeX key and by arXiv id
     for i, (arxiv, number) in enumerate(zip(ids, numbers, strict=True), start=1):
@@ -63,8 +63,52 @@ def test_the_index_names_every_paper_by_key_and_id_and_survives_an_outage(tmp_pa
     env["XDG_CACHE_HOME"] = str(cache)
     cached = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
     assert cached.returncode == 0, cached.stderr
-    assert cached.stdout.count("used the copy in the resolver's cache, fetched moments ago (20") == 3
+    assert cached.stdout.count("used the copy in the resolver's cache, which verified moments ago (20") == 3
     assert (out / "publications.html").read_text().count("<pith-badge ") == 3
+
+
+def _cache_entries(cache: Path) -> list[Path]:
+    return sorted((cache / "pithtex" / "records").glob("*/*.json"))
+
+
+def test_the_age_of_a_kept_copy_is_when_it_verified_not_the_file_s_mtime(tmp_path):
+    """The cache entry records `verified_at`; a file touched since (a backup restored, a sync)
+    keeps its age, and an entry from before the field is used, its age said to be unknown."""
+    bib, keys = tmp_path / "papers.bib", str(KEY.key_file(tmp_path))
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    with serving() as fake:
+        ids, numbers = [], []
+        for i in (1, 2):
+            arxiv, record = paper(i)
+            ids.append(arxiv)
+            numbers.append(serve(fake, arxiv, record).body)
+        bib.write_text(_bib(ids))
+        env = {"XDG_CACHE_HOME": str(cache), "PITH_BASE_URL": fake.base}
+        first = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
+        assert first.returncode == 0, first.stderr
+    entries = _cache_entries(cache)
+    assert len(entries) == 2
+    three_days = 3 * 86400 + 600
+    for path in entries:
+        entry = json.loads(path.read_text())
+        assert isinstance(entry["verified_at"], float) and entry["verified_at"] > 0
+        if entry["number"] == numbers[0]:
+            entry["verified_at"] -= three_days  # it verified three days ago; its file is written now
+        else:
+            del entry["verified_at"]  # an entry an older pithtex wrote
+        path.write_text(json.dumps(entry))
+    shutil.rmtree(out)  # no folder to keep from: the cache stands in
+    proc = pithtex_cli("badge", "--list", str(bib), "-o", str(out), "--keys", keys, env=env)
+    assert proc.returncode == 0, proc.stderr  # the resolver is gone, both copies still verify
+    said = dict(zip(ids, proc.stdout.split(f"arXiv:{ids[1]}"), strict=True))  # each paper's lines
+    assert "used the copy in the resolver's cache, which verified 3 days ago (20" in said[ids[0]], said
+    assert ("which verified at an unknown time (its cache entry, written by an older pithtex, gives no "
+            "verified_at)") in said[ids[1]], said
+    assert "; 1 verified at an unknown time" in proc.stderr and "the oldest verified 20" in proc.stderr
+    papers = json.loads((out / "pith.json").read_text())["papers"]
+    assert papers["key2"]["verified_at"] is None and papers["key2"]["state"] == "verified"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", papers["key1"]["verified_at"])
+    assert (out / "publications.html").read_text().count("<pith-badge ") == 2
 
 
 def test_a_kept_record_of_another_paper_never_stands_in(tmp_path):

@@ -1,8 +1,9 @@
 """docs/web.md's site-generator recipes, built with the real generators and opened in Chromium and
 Firefox ESR: MkDocs (Material, its dark toggle), Sphinx (`extensions = ["pithtex.sphinx"]`),
-Hugo (the shortcode, and a page where raw HTML is stripped), Jekyll (an include) and a
-hand-written page under a strict Content-Security-Policy. Each site's page is at depth 1
-(/pubs/), with a 30-paper list from one .bib (`pithtex badge --list`, or the Sphinx extension).
+Hugo and Jekyll (examples/sites/: the command their config gives, the shipped shortcode and
+include; a Hugo page where raw HTML is stripped) and a hand-written page under a strict
+Content-Security-Policy. Each site's page is at depth 1 (/pubs/ and the like), with a 30-paper
+list from one .bib (`pithtex badge --list`, or the Sphinx extension).
 
 Every site is built once (module fixture) and served from one 127.0.0.1 server, each under
 its own prefix; one page per browser holds them all in frames, so each browser starts once.
@@ -80,6 +81,16 @@ def publication_list(work: Path, out: Path, assets_url: str, fake: FakeResolver,
     assert proc.returncode == 0, proc.stderr
 
 
+def example_command(kind: str, site: Path, fake: FakeResolver, work: Path) -> None:
+    """The command an example's config gives (tests/web/test_site_examples.py runs it as written),
+    with the mirror's key its 30 papers are signed by."""
+    from .test_site_examples import command_in, run_as_written
+
+    proc = run_as_written(f"{command_in(kind)} --keys {work / 'lab-key-1.json'}", site,
+                          {"XDG_CACHE_HOME": str(work / "cache"), "PITH_BASE_URL": fake.base})
+    assert proc.returncode == 0, proc.stderr
+
+
 def copy_recipe(name: str, dest: Path) -> Path:
     shutil.copytree(RECIPES / name, dest)
     return dest
@@ -105,31 +116,27 @@ def sites(tmp_path_factory) -> Iterator[dict[str, Path]]:
         (src / "conf.py").write_text((src / "conf.py").read_text() + f"pith_base_url = {fake.base!r}\n")
         build([tool("sphinx-build"), "-W", "-q", "-b", "html", ".", str(work / "out-sphinx")], src)
         built["sphinx"] = work / "out-sphinx"
-        # Hugo: the shortcode, and (raw HTML stripped, Hugo's default) the Markdown fragment as content
+        # Hugo (examples/sites/hugo, Hugo Academic's shape): its own command with the 30-paper .bib and the
+        # mirror's key; a page citing all 30 with the shortcode, by arXiv id or BibTeX key; and (raw HTML
+        # stripped, Hugo's default) the Markdown fragment pasted as content
         src = copy_recipe("hugo", work / "hugo")
-        publication_list(work, src / "static" / "pith", "/hugo/pith/", fake, "--site", "hugo", "--site-root", str(src))
-        # a Hugo Academic-style publication page: one shortcode line a paper, by arXiv id or BibTeX key
-        (src / "content" / "publication").mkdir(parents=True)
-        (src / "content" / "publication" / "index.md").write_text("---\ntitle: Publication\n---\n\n" + "".join(
+        (src / "publications.bib").write_text(bib())
+        example_command("hugo", src, fake, work)
+        (src / "content" / "cites").mkdir(parents=True)
+        (src / "content" / "cites" / "index.md").write_text("---\ntitle: Cites\n---\n\n" + "".join(
             f'{{{{< pith "{f"2401.{i:05d}" if i % 2 else f"p{i}"}" >}}}}\n\n' for i in range(1, PAPERS + 1)))
         stripped = (src / "static" / "pith" / "publications.md").read_text()
         (src / "content" / "stripped").mkdir(parents=True)
         (src / "content" / "stripped" / "index.md").write_text(f"---\ntitle: Stripped\n---\n\n{stripped}")
         build([tool("hugo"), "--quiet", "-d", str(work / "out-hugo")], src)
         built["hugo"] = work / "out-hugo"
-        # Jekyll: the fragment as an include
+        # Jekyll (examples/sites/jekyll, al-folio's shape): its own command; _includes/bib.html draws each
+        # entry (al-folio's _layouts/bib.html) with its one include line
         src = copy_recipe("jekyll", work / "jekyll")
-        publication_list(work, src / "assets" / "pith", "/jekyll/assets/pith/", fake, "--site", "jekyll",
-                         "--site-root", str(src))
-        # al-folio's bib.html: one include line an entry, by its BibTeX key
-        (src / "bib").mkdir()
-        (src / "bib" / "index.html").write_text(
-            "---\ntitle: Bibliography\n---\n<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>Bibliography</title></head><body><ol>{{% for i in (1..{PAPERS}) %}}{{% capture key %}}p{{{{ i }}}}"
-            "{% endcapture %}<li>Paper {{ i }} {% include pith-badge.html key=key %}</li>{% endfor %}</ol>"
-            "</body></html>")
-        (src / "_includes").mkdir(exist_ok=True)
-        shutil.copy(src / "assets" / "pith" / "publications.html", src / "_includes" / "publications.html")
+        (src / "_bibliography" / "papers.bib").write_text(bib())
+        (src / "_data" / "papers.yml").write_text("".join(f"- key: p{i}\n  title: Paper number {i}\n"
+                                                          for i in range(1, PAPERS + 1)))
+        example_command("jekyll", src, fake, work)
         build([tool("jekyll"), "build", "--quiet", "-d", str(work / "out-jekyll")], src)
         built["jekyll"] = work / "out-jekyll"
         # strict CSP: a hand-written page, the HTML fragment pasted in
@@ -144,9 +151,8 @@ def sites(tmp_path_factory) -> Iterator[dict[str, Path]]:
     yield built
 
 
-PAGES = {"mkdocs": "/mkdocs/pubs/", "sphinx": "/sphinx/pubs/index.html", "hugo": "/hugo/pubs/",
-         "jekyll": "/jekyll/pubs/", "csp": "/csp/pubs/", "stripped": "/hugo/stripped/",
-         "jekyll-include": "/jekyll/bib/", "hugo-shortcode": "/hugo/publication/"}
+PAGES = {"mkdocs": "/mkdocs/pubs/", "sphinx": "/sphinx/pubs/index.html", "hugo": "/hugo/cites/",
+         "jekyll": "/jekyll/publications/", "csp": "/csp/pubs/", "stripped": "/hugo/stripped/"}
 
 # The outer page's steps: every framed site's badges settle; Material's toggle turns them dark.
 STEPS = """\
@@ -202,11 +208,9 @@ def test_every_recipe_verifies_all_thirty_in_a_real_browser(sites, browser, tmp_
     found = report["scenario"]
     for name in SITES:
         site = found[name]
-        assert site["path"].count("/") >= 3, site["path"]  # /SITE/pubs/...: a page at depth 1 of its site
+        assert site["path"].count("/") >= 3, site["path"]  # /SITE/PAGE/...: a page at depth 1 of its site
         wanted = PAPERS + 1 if name == "sphinx" else PAPERS  # and the :pith: role's badge
         assert site["states"] == ["verified"] * wanted, (name, site["states"])
-    for name in ("jekyll-include", "hugo-shortcode"):  # the shipped include and shortcode, one line a paper
-        assert found[name]["states"] == ["verified"] * PAPERS, (name, found[name]["states"])
     assert found["toggle"] and found["mkdocsDark"] == {"scheme": "slate", "themes": ["dark"] * PAPERS}
     assert found["mkdocs"]["themes"] == ["light"] * PAPERS  # before the toggle: Material's light scheme
     assert found["csp"]["states"] == ["verified"] * PAPERS and report["errors"] == []
@@ -221,8 +225,8 @@ def test_every_recipe_verifies_all_thirty_in_a_real_browser(sites, browser, tmp_
 def test_the_site_files_are_the_package_s_and_load_the_script_once(sites):
     from pithtex.web import sites as site_files
 
-    for name, page, data in (("jekyll", "bib/index.html", "_data/pith.json"),
-                             ("hugo", "publication/index.html", "data/pith.json")):
+    for name, page, data in (("jekyll", "publications/index.html", "_data/pith.json"),
+                             ("hugo", "cites/index.html", "data/pith.json")):
         built = (sites[name] / page).read_text()
         assert built.count("<pith-badge ") == PAPERS and built.count("pith-badge.js") == 1, name
         kind = site_files.SITES[name]
