@@ -34,7 +34,7 @@ MARGIN = 0.5
 # bytes written (a title band's text is a few hundred).
 CPU_SECONDS = 20
 ADDRESS_SPACE = 1024 * 1024 * 1024
-DEADLINE = 30.0
+DEADLINE = 20.0  # inside a bounded reader's own 30 s (pithtex/workers, issue 32), with room to spare
 MAX_OUTPUT = 64 * 1024
 # Characters of what Tesseract read that `reads` looks through (the band holds the title lines).
 MAX_READ = 2_000
