@@ -366,12 +366,16 @@ def _utf16(data: bytes) -> str:
 # string, a name, a dictionary's brackets, a comment, an operator or number. Compiled on first use.
 _CONTENT = rb"\(|<<|>>|<([0-9A-Fa-f\s]*)>|/([^\s/\[\]()<>{}%]*)|%[^\r\n]*|([^\s/\[\]()<>{}%]+)|[\[\]{}]"
 _SHOWING = frozenset({b"Tj", b"TJ", b"'", b'"'})
+# Tokens read for the codes shown, at most, page 1 in all (a real page 1 has tens of thousands):
+# past them every code of every font counts as shown.
+MAX_TOKENS = 400_000
 
 
-def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]]) -> None:
+def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]], budget: list[int]) -> bool:
     """Add to `used` (by font key) each one-byte code that `data`, a content stream whose font
     resources `fonts` names (resource name to font key), shows with Tj, TJ, ' and ". Inline
-    images are skipped whole; a string that does not end ends the reading."""
+    images are skipped whole; a string that does not end ends the reading. False when it spent
+    budget[0] tokens before its end (then what it found is not all that is shown)."""
     font: int | None = None
     name: str | None = None
     strings: list[bytes] = []
@@ -380,13 +384,16 @@ def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]]) -
     while True:
         m = tokens.search(data, at)
         if m is None:
-            return
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
         at = m.end()
         token = m.group(0)
         if token == b"(":
             literal = _literal(data, at)
             if literal is None:
-                return
+                return True
             at, text = literal
             strings.append(text)
         elif m.group(1) is not None:

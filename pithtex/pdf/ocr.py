@@ -38,6 +38,8 @@ DEADLINE = 20.0  # inside a bounded reader's own 30 s (pithtex/workers, issue 32
 MAX_OUTPUT = 64 * 1024
 # Characters of what Tesseract read that `reads` looks through (the band holds the title lines).
 MAX_READ = 2_000
+# Letters of a title compared with it, at most (arXiv's longest titles have some 300).
+MAX_TITLE = 1_000
 NEEDED = "tesseract is needed to read its title from the rendered page (Debian: tesseract-ocr tesseract-ocr-eng)"
 
 
@@ -151,8 +153,8 @@ def reads(title: str, text: str) -> bool:
         if gap:
             tokens.append(gap)
     letters = sum(isinstance(token, str) for token in tokens)
-    if letters < 4:
-        return False
+    if not 4 <= letters <= MAX_TITLE:
+        return False  # too short to tell titles apart; too long to be a title (and to compare)
     cost, run = _align(tokens, key(text).translate(_ALIKE)[:MAX_READ])
     return cost <= 2 + letters // 20 and run <= 2
 

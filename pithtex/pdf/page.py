@@ -144,29 +144,33 @@ class _Used:
     def __init__(self, pdf: PdfFile, data: bytes, resources: Any, decoded: dict[int, bytes]) -> None:
         self.pdf, self.data, self.resources, self.decoded = pdf, data, resources, decoded
         self.codes: dict[int, set[int]] | None = None
+        self.whole = True  # read to its end, within glyphs.MAX_TOKENS
 
-    def of(self, key: int) -> frozenset[int]:
+    def of(self, key: int) -> frozenset[int] | None:
+        """The codes shown in the font; None: not known (every code then counts)."""
+        from .glyphs import MAX_TOKENS
+
         if self.codes is None:
             self.codes = {}
-            self._read(self.data, self.resources, set())
-        return frozenset(self.codes.get(key, ()))
+            self._read(self.data, self.resources, set(), [MAX_TOKENS])
+        return frozenset(self.codes.get(key, ())) if self.whole else None
 
-    def _read(self, data: bytes, resources: Any, seen: set[int]) -> None:
+    def _read(self, data: bytes, resources: Any, seen: set[int], budget: list[int]) -> None:
         from .glyphs import shown_codes
 
-        if not isinstance(resources, dict) or self.codes is None:
+        if not isinstance(resources, dict) or self.codes is None or not self.whole:
             return
         table = self.pdf.resolve(resources.get("Font"))
         names = {name: value.num if isinstance(value, Ref) else id(self.pdf.resolve(value))
                  for name, value in (table.items() if isinstance(table, dict) else [])}
-        shown_codes(data, names, self.codes)
+        self.whole = shown_codes(data, names, self.codes, budget)
         xobjects = self.pdf.resolve(resources.get("XObject"))
         for value in (xobjects.values() if isinstance(xobjects, dict) else []):
             if isinstance(value, Ref) and value.num in self.decoded and value.num not in seen:
                 seen.add(value.num)
                 form = self.pdf.resolve(value)
                 inner = self.pdf.resolve(form.dict.get("Resources")) if isinstance(form, Stream) else None
-                self._read(self.decoded[value.num], inner if isinstance(inner, dict) else resources, seen)
+                self._read(self.decoded[value.num], inner if isinstance(inner, dict) else resources, seen, budget)
 
 
 def _judged_fonts(pdf: PdfFile, fonts: dict[int, Any],

@@ -219,3 +219,16 @@ def test_which_fonts_glyphs_cannot_be_told_from_their_text_layer(tmp_path):
                     "Draw": "a Type 3 font, whose glyphs are drawings of its own",
                     "True": "a TrueType font with its own encoding (code 0x41), which pithtex does not read"}
     assert glyphs.font_key("ABCDEF+LMRoman17-Regular-Identity-H") == "LMRoman17-Regular"
+
+
+def test_the_codes_a_page_shows_are_read_by_font_within_a_budget():
+    """glyphs.shown_codes: strings (nested, escaped, hex, in TJ arrays) under the font the last
+    Tf chose, an inline image's data skipped; past its budget of tokens it says it stopped."""
+    from pithtex.pdf.glyphs import shown_codes
+
+    content = (b"BT /F1 12 Tf (Ab\\(c\\)) Tj [(x) -20 <4142>] TJ /F2 9 Tf (a(b)c) Tj /F1 Do (zz) Tj ET "
+               b"BI /W 1 ID \x00((( EI Q BT /F1 9 Tf (\\104) Tj ET")
+    used: dict[int, set[int]] = {}
+    assert shown_codes(content, {"F1": 1, "F2": 2}, used, [10_000])
+    assert {font: bytes(sorted(codes)) for font, codes in used.items()} == {1: b"()ABDbcx", 2: b"()abcz"}
+    assert not shown_codes(content * 1000, {"F1": 1}, {}, [100])
