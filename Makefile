@@ -12,11 +12,12 @@ OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), LaTeXML (arXiv's HTML route), the PDF
 # tools the tests compare against, Chromium and Firefox ESR for the in-browser <pith-badge> tests, and Hugo
-# and Jekyll for the site-generator recipes (tests/web/test_site_recipes.py).
+# and Jekyll for the site-generator recipes (tests/web/test_site_recipes.py), and Tesseract,
+# which reads a title set in fonts whose glyphs the text layer cannot vouch for (pithtex/pdf/ocr.py).
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
 	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript strace qpdf libimage-exiftool-perl \
-	chromium firefox-esr fonts-dejavu-core latexml libnss3-tools hugo jekyll
+	chromium firefox-esr fonts-dejavu-core latexml libnss3-tools hugo jekyll tesseract-ocr tesseract-ocr-eng
 
 .PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \
 	texlive-matrix doc

@@ -341,11 +341,30 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
             return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is the title set "
                          f"on page 1, the record's title {_quoted(wanted)} is not page 1's title")
     if titles.shows(wanted, heading):
-        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})")
+        return _as_drawn(Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})"),
+                         wanted, shown)
     if titles.with_subtitle(wanted, heading):
-        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title, with a subtitle "
-                     f"inserted: {_quoted(heading)} ({how})")
+        return _as_drawn(Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title, with a "
+                               f"subtitle inserted: {_quoted(heading)} ({how})"), heading, shown)
     return Check(UNKNOWN, _not_shown(wanted, shown, named))
+
+
+def _as_drawn(passed: Check, expected: str, shown: Shown) -> Check:
+    """`passed`, unless page 1's title is set in a font whose glyphs cannot be told from its text
+    layer (pdf/glyphs.py): then only when its rendered title band reads `expected` too (pdf/ocr.py);
+    never PASS from such a text layer alone."""
+    page = shown.page
+    if page is None or page.untold is None:
+        return passed
+    from .pdf import ocr
+
+    why = f"page 1's title is set in {page.untold}, so its text layer is not taken at its word"
+    if page.pixels is None:
+        return Check(UNKNOWN, f"{why}: {page.pixels_problem}; cannot tell that this PDF is the record's paper")
+    if not ocr.reads(expected, page.pixels):
+        return Check(UNKNOWN, f"{why}, and the rendered title reads {_quoted(page.pixels)}, not "
+                     f"{_quoted(expected)}; cannot tell that this PDF is the record's paper")
+    return Check(PASS, f"{passed.detail}; its rendered title reads the same ({page.untold})")
 
 
 def _not_shown(wanted: str, shown: Shown, named: list[tuple[str, str]]) -> str:

@@ -20,6 +20,7 @@ from itertools import groupby, repeat
 from ..limits import MAX_FORM_DEPTH, MAX_RENDER_PIXELS
 from ..value import TYPE_CHECKING, NamedTuple
 from . import seen as pg
+from .glyphs import font_key
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -133,7 +134,48 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     pieces = [piece for piece in pieces if not piece.ink or piece.size >= floor]
     pieces, covered = _rendered(raw, doc, page, scene, pieces, body)
     lines = _lines(pieces)
-    return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small + covered)
+    return _as_pixels_read(raw, doc, page, scene, hidden,
+                           pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box,
+                                      unseen + small + covered))
+
+
+def _as_pixels_read(raw: Any, doc: Any, page: Any, scene: _Scene, hidden: pg.Hidden, seen: pg.PageOne) -> pg.PageOne:
+    """`seen`, and where its title is set in a font whose glyphs cannot be told from its text
+    layer (pdf/glyphs.py's `untold`), what the rendered title band reads (pdf/ocr.py)."""
+    from .page import title_lines
+
+    lines = title_lines(seen)
+    if not lines:
+        return seen
+    band = _union([line.bbox for line in lines])
+    why = _untold_in(raw, scene, hidden, band)
+    if why is None:
+        return seen
+    from . import ocr
+
+    size = max(line.size for line in lines)
+    margin = size * ocr.MARGIN
+    region = (band[0] - margin, band[1] - margin, band[2] + margin, band[3] + margin)
+    area = max((region[2] - region[0]) * (region[3] - region[1]), 1.0)
+    view = _Device(raw, page, min(ocr.PIXELS_PER_SIZE / max(size, 1.0), math.sqrt(MAX_RENDER_PIXELS / area)),
+                   region)
+    if view.width <= 0 or view.height <= 0:
+        return seen._replace(untold=why, pixels_problem="its title lies outside the page")
+    text, problem = ocr.read_image(view.render(doc))
+    return seen._replace(untold=why, pixels=text, pixels_problem=problem)
+
+
+def _untold_in(raw: Any, scene: _Scene, hidden: pg.Hidden, band: pg.Box) -> str | None:
+    """Why a visible text object in `band` (page 1's title lines) cannot be taken at its word:
+    its font is not one whose glyphs can be told from its text layer; None when none is."""
+    why = dict(hidden.untold_why)
+    for address, text in scene.texts.items():
+        if not text.visible or _overlap(text.bbox, band) == 0:
+            continue
+        name = font_key(_font_name(raw, scene.handles[address]))
+        if name not in hidden.told_fonts:
+            return f"{name or 'a font without a name'}, {why.get(name, 'a font page 1 does not name')}"
+    return None
 
 
 # A character of page 1's top part (where its title is) counts only where the page, rendered
@@ -335,7 +377,7 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
             if transparent and mode in _FILL_AND_STROKE:
                 colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
             size, squeezed = _size(raw, obj, outer)
-            untrue = bool(hidden.untrue_fonts) and _font_name(raw, obj) in hidden.untrue_fonts
+            untrue = bool(hidden.untrue_fonts) and font_key(_font_name(raw, obj)) in hidden.untrue_fonts
             visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed or untrue)
             address = _address(obj)
             scene.texts[address] = _Text(visible, colour, here, scene.count, _mapped_box(outer, _bounds(raw, obj)),
