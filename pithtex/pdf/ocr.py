@@ -61,6 +61,9 @@ def read_image(image: Any) -> tuple[str | None, str | None]:
     cpu, space = (_within(CPU_SECONDS, resource.RLIMIT_CPU), _within(ADDRESS_SPACE, resource.RLIMIT_AS))
     command = [limiter, f"--cpu={cpu}", f"--as={space}", "--",
                program, "stdin", "stdout", "--psm", "6", "-l", "eng"]
+    orphan_guard = shutil.which("setpriv")  # util-linux, as prlimit
+    if orphan_guard is not None:  # a bounded reader killed mid-read takes its Tesseract with it
+        command = [orphan_guard, "--pdeathsig", "KILL", "--", *command]
     env = {"PATH": os.environ.get("PATH", ""), "OMP_THREAD_LIMIT": "1", "LC_ALL": "C"}
     if "TESSDATA_PREFIX" in os.environ:
         env["TESSDATA_PREFIX"] = os.environ["TESSDATA_PREFIX"]

@@ -11,7 +11,9 @@ without Tesseract such a title is "unchecked" in one line. Tesseract's runs are 
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -182,6 +184,46 @@ def test_tesseract_is_bounded_in_what_it_writes_and_in_cpu(tmp_path, monkeypatch
     monkeypatch.setattr(ocr, "CPU_SECONDS", 1)
     text, problem = ocr.read_image(image)
     assert text is None and problem is not None and problem.startswith("tesseract was stopped by signal"), problem
+
+
+def test_a_reader_killed_mid_read_takes_its_tesseract_with_it(tmp_path):
+    """A bounded worker killed while Tesseract reads (its deadline, Ctrl-C) leaves no Tesseract
+    running on: the program dies with the process that started it (setpriv --pdeathsig)."""
+    import signal
+    import sys
+
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    pid_file = tmp_path / "tesseract.pid"
+    (slow / "tesseract").write_text(f"#!/bin/sh\necho $$ > {pid_file}.part && mv {pid_file}.part {pid_file}\n"
+                                    "exec sleep 600\n")
+    (slow / "tesseract").chmod(0o755)
+    reader = subprocess.Popen(
+        [sys.executable, "-c", "from PIL import Image; from pithtex.pdf import ocr; "
+         "ocr.read_image(Image.new('L', (40, 20), 255))"],
+        env={**os.environ, "PATH": f"{slow}:/usr/bin:/bin"})
+    try:
+        while not pid_file.exists():  # an event: the program has started (a dead reader fails below)
+            assert reader.poll() is None, "the reader ended before tesseract started"
+            time.sleep(0.01)
+        tesseract = int(pid_file.read_text())
+        reader.send_signal(signal.SIGKILL)
+        reader.wait()
+        gone = time.monotonic() + 60  # a bound on failure, not a speed: the kernel kills at once
+        while _state(tesseract) != "Z" and time.monotonic() < gone:
+            time.sleep(0.01)
+        assert _state(tesseract) == "Z", "tesseract outlived the reader that started it"
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return "Z"
 
 
 def test_which_fonts_glyphs_cannot_be_told_from_their_text_layer(tmp_path):
