@@ -79,26 +79,23 @@ MAX_READ_ANSWER = 64 * 1024 * 1024
 # Files one worker reads before a fresh one takes over (a fork of its own): what a file leaves
 # in a worker (PDFium's caches, a fragmented heap) stays with a hundred files at most.
 READS_PER_WORKER = 100
-# Files read at once: `--jobs` past this many a usable CPU is capped (more only queue for the
-# cores and hold memory); past MAX_JOBS it is no count of processes at all, and refused.
+# Files read at once: `--jobs` from 1 to this many a usable CPU (more only queue for the cores
+# and hold memory); anything else is refused in one line.
 JOBS_PER_CPU = 4
-MAX_JOBS = 1024
 
 
-def usable_jobs(asked: int | None, shown: str = "--jobs") -> tuple[int, str | None]:
-    """(the worker processes to run, a note when `asked` was capped): None is one a usable CPU,
-    at most 4; 1 to `JOBS_PER_CPU` x the usable CPUs as asked; more, capped with a note; less
-    than 1 or over MAX_JOBS, PithError (exit 2)."""
+def usable_jobs(asked: int | None, shown: str = "--jobs") -> int:
+    """The worker processes to run: None is one a usable CPU, at most 4; 1 to `JOBS_PER_CPU` x
+    the usable CPUs as asked; anything else, PithError (exit 2)."""
     import os
 
     from .errors import PithError
 
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if asked is None:
-        return min(4, cpus), None
-    if not 1 <= asked <= MAX_JOBS:
-        raise PithError(f"{shown} {asked}: give a number of processes from 1 to {MAX_JOBS}")
+        return min(4, cpus)
     most = cpus * JOBS_PER_CPU
-    if asked > most:
-        return most, f"{shown} {asked}: {most} at a time ({JOBS_PER_CPU} for each of the {cpus} usable CPUs)"
-    return asked, None
+    if not 1 <= asked <= most:
+        raise PithError(f"{shown} {asked}: give a number of processes from 1 to {most} "
+                        f"({JOBS_PER_CPU} for each of the {cpus} usable CPUs)")
+    return asked

@@ -32,13 +32,8 @@ def add_password(parser: ArgumentParser) -> None:
 
 
 def usable_jobs(asked: int | None) -> int:
-    """`--jobs` as worker processes to run (limits.usable_jobs): refused in one line when it is no
-    count of processes, capped with a note on stderr past four a usable CPU."""
-    import sys
-
+    """`--jobs` as worker processes to run (limits.usable_jobs): refused in one line when it is
+    not 1 to four a usable CPU."""
     from ..limits import usable_jobs as checked
 
-    jobs, note = checked(asked)
-    if note is not None:
-        print(f"pithtex: note: {note}", file=sys.stderr)
-    return jobs
+    return checked(asked)
