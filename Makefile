@@ -12,11 +12,12 @@ OUT := out
 
 # TeX Live for every route arXiv runs (plus LuaLaTeX), LaTeXML (arXiv's HTML route), the PDF
 # tools the tests compare against, Chromium and Firefox ESR for the in-browser <pith-badge> tests, and Hugo
-# and Jekyll for the site-generator recipes (tests/web/test_site_recipes.py).
+# and Jekyll for the site-generator recipes (tests/web/test_site_recipes.py), and Tesseract,
+# which reads a title set in fonts whose glyphs the text layer cannot vouch for (pithtex/pdf/ocr.py).
 APT_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-latex-extra \
 	texlive-fonts-recommended texlive-xetex texlive-luatex texlive-publishers \
 	texlive-science texlive-lang-french texlive-lang-german texlive-plain-generic latexmk poppler-utils ghostscript strace qpdf libimage-exiftool-perl \
-	chromium firefox-esr fonts-dejavu-core latexml libnss3-tools hugo jekyll
+	chromium firefox-esr fonts-dejavu-core latexml libnss3-tools hugo jekyll tesseract-ocr tesseract-ocr-eng
 
 .PHONY: help demo test lint venv system-packages apt-packages render examples bench clean dist ctan web-deps web-pack \
 	texlive-matrix doc
@@ -30,7 +31,7 @@ help:
 	@echo "make dist   the release: sdist and wheel in dist/ (python -m build), checked by twine"
 	@echo "make ctan   $(OUT)/pith.zip, the LaTeX package as CTAN takes it"
 	@echo "make web-pack  the npm package of <pith-badge> (web/) as dist/pith-badge-VERSION.tgz"
-	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root)"
+	@echo "make texlive-matrix  the pith.sty tests on TeX Live 2022 (system), 2024 and 2026 (chroots, root; TEXLIVE_TESTS=FILES for fewer)"
 	@echo "make doc    the manual, latex/pith-doc.tex -> $(OUT)/doc/pith-doc.pdf"
 
 $(BIN)/pithtex: pyproject.toml

@@ -1,26 +1,40 @@
-"""Reading page 1 for the title binding: pithtex's reader (PDFium) against pypdf's extractor and
-poppler's `pdftotext -l 1`, side by side in one run over the same PDFs (issue 24, item 7).
+"""Reading page 1 as `verify` does (pdf/view.py `read_view`: pithtex's reader for the pith
+facts, PDFium for page 1 as a reader sees it) against poppler's `pdftotext -l 1`, side by side
+in one run over the same PDFs (issue 24, item 7; issue 32, "slow for one file"); and the
+start-up of `pithtex verify one.pdf` against `python -c pass`.
 
-Target: one `pithtex verify` over 60 arXiv-like PDFs within 1.5x `pdftotext -l 1` run on each
-file. Measured here: each reader on each file, interleaved (a busy machine slows all three
-alike), in --repeat rounds, in CPU seconds (this process's, and pdftotext's as its child); the
-reader in-process, as one `verify` over many files runs it, pdftotext as a process per file,
-as a shell loop runs it; a reader's figure is its round's total, the ratio that of the medians
-of the rounds' totals. With --verify, one `pithtex verify
-FILE...` subprocess over all the files as well (the batch command of issue 24 item 6; each file
-must carry a Pith Number or an arXiv stamp its resolver answers, e.g. the --base-url of a
-loopback resolver in --verify's ARGS).
+Targets: page 1 read within 1.5x `pdftotext -l 1` a file; `pithtex verify one.pdf` within 3x
+`python -c pass` (wall).
 
-Without PDFs given, it makes --make arXiv-like ones: real pdflatex papers (pith.sty's article
-example with a two-column body), each with arXiv's rotated stamp in the left margin.
+Page 1: each file read by both in turn, --repeat rounds (a busy machine slows both alike),
+CPU seconds (this process's for the reader, in process as a `verify FOLDER/` worker runs it;
+pdftotext's as a child process a file, start-up included, as a shell loop runs it). Each
+file's figure is the median of its rounds; the folder's ratio is the sum of the files'
+medians over pdftotext's (a ratio of medians of paired runs, not a median of ratios, which a
+noisy round overstates), with the files' own ratios (median, worst) beside it. With
+--pypdf, pypdf's `extract_text` is timed alongside (not part of any target).
 
-Run: .venv/bin/python bench/page_one.py [PDF or FOLDER ...] [--repeat 3] [--make 60]
-     [--verify '--base-url http://127.0.0.1:PORT']
+Start-up: `pithtex verify one.pdf --base-url LOOPBACK --keys KEY` (a stamped paper whose
+signed record a resolver on 127.0.0.1 serves; tests/resolverkit.py) and `python -c pass`,
+both as processes of this venv's interpreter with their bytecode, interleaved --starts times,
+wall clock; the ratio of the medians.
+
+Without PDFs given, it makes --make arXiv-like ones: real pdflatex papers of four kinds (one
+or two columns; Computer Modern and Latin Modern Type 1 fonts, T1-encoded fonts that are
+Type 3 bitmaps on a TeX without cm-super, hyperref links, a figure with text at the top), each
+with arXiv's rotated stamp in the left margin under its own id.
+
+With --instructions, each of the two is also run once under callgrind: its instructions are
+the same on a busy machine, where wall and CPU time are not.
+
+Run: .venv/bin/python bench/page_one.py [PDF or FOLDER ...] [--repeat 5] [--make 60] [--starts 21]
+     [--instructions] [--pypdf] [--verify '--base-url http://127.0.0.1:PORT']
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shlex
 import shutil
@@ -37,6 +51,22 @@ sys.path.insert(0, str(ROOT))
 from bench.measure import header, ratio  # noqa: E402
 
 TARGET = 1.5
+START_TARGET = 3.0
+TITLE = "Efficient Large-Scale Language Model Training on GPU Clusters"
+# the papers' kinds: (name, preamble, body)
+_LIPSUM = "\\begin{abstract}\\lipsum[1]\\end{abstract}\n\\section{Introduction}\\lipsum[2-9]\n"
+KINDS = (
+    ("t1-twocolumn", "\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n", _LIPSUM),
+    ("cm-hyperref", "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage{hyperref}\n",
+     _LIPSUM.replace("\\lipsum[1]", "\\lipsum[1] See \\url{https://example.org/code}.")),
+    ("lmodern-twocolumn", "\\documentclass[twocolumn]{article}\n\\usepackage{lmodern}\n\\usepackage[T1]{fontenc}\n"
+     "\\usepackage{microtype}\n", _LIPSUM),
+    ("cm-figure", "\\documentclass{article}\n\\usepackage{amsmath}\n",
+     "\\begin{figure}[t]\\centering\\setlength{\\unitlength}{1pt}\\begin{picture}(300,120)"
+     "\\put(0,0){\\framebox(140,110){Encoder}}\\put(160,0){\\framebox(140,110){Decoder}}"
+     "\\put(140,55){\\vector(1,0){20}}\\end{picture}\\caption{The model: layers 1 to 24.}\\end{figure}\n"
+     + _LIPSUM),
+)
 
 
 def pdfs_in(args: list[str]) -> list[Path]:
@@ -47,43 +77,41 @@ def pdfs_in(args: list[str]) -> list[Path]:
     return found
 
 
-def make_papers(folder: Path, count: int) -> list[Path]:
-    """`count` arXiv-like PDFs: one pdflatex paper, stamped like arXiv with its id on the left."""
-    import pikepdf
+def tex_papers(folder: Path) -> list[Path]:
+    """One pdflatex paper of each kind, page 1 with the title, authors, abstract and body."""
+    made = []
+    for name, preamble, body in KINDS:
+        tex = folder / f"{name}.tex"
+        top = f"\\usepackage{{lipsum}}\n\\title{{{TITLE}}}\n\\author{{A. Author \\and B. Author}}\n"
+        tex.write_text(preamble + top + "\\begin{document}\n\\maketitle\n" + body + "\\end{document}\n", "utf-8")
+        proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", tex.name], cwd=folder, capture_output=True,
+                              timeout=300)
+        if proc.returncode != 0:
+            raise SystemExit(f"pdflatex failed on {name}: {proc.stdout[-500:]!r}")
+        made.append(tex.with_suffix(".pdf"))
+    return made
 
-    tex = folder / "paper.tex"
-    tex.write_text(
-        "\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{lipsum}\n"
-        "\\title{Efficient Large-Scale Language Model Training on GPU Clusters}\n\\author{A. Author \\and B. Author}\n"
-        "\\begin{document}\n\\maketitle\n\\begin{abstract}\\lipsum[1]\\end{abstract}\n"
-        "\\section{Introduction}\\lipsum[2-9]\n\\end{document}\n", "utf-8")
-    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "paper.tex"], cwd=folder, capture_output=True,
-                          timeout=120)
-    if proc.returncode != 0:
-        raise SystemExit(f"pdflatex failed: {proc.stdout[-500:]!r}")
+
+def make_papers(folder: Path, count: int) -> list[Path]:
+    """`count` arXiv-like PDFs: the kinds in turn, each stamped like arXiv with its own id."""
+    from tests.arxivkit import add_stamp
+
+    papers = tex_papers(folder)
+    out = folder / "pdfs"
+    out.mkdir()
     made = []
     for i in range(count):
-        stamp = f"arXiv:2104.{4473 + i:05d}v{1 + i % 3}  [cs.CL]  23 Aug 2021".encode()
-        out = folder / f"2104.{4473 + i:05d}.pdf"
-        with pikepdf.open(folder / "paper.pdf") as pdf:
-            page = pdf.pages[0]
-            font = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1,
-                                      BaseFont=pikepdf.Name("/Times-Roman"))
-            if "/Font" not in page.Resources:
-                page.Resources.Font = pikepdf.Dictionary()
-            page.Resources.Font["/ArxivStampFont"] = font
-            page.contents_add(pdf.make_stream(b"q 0.5 g BT /ArxivStampFont 20 Tf 0 1 -1 0 32 236 Tm (%s) Tj ET Q"
-                                              % stamp))
-            pdf.save(out)
-        made.append(out)
+        arxiv_id = f"2104.{4473 + i:05d}"
+        made.append(add_stamp(papers[i % len(papers)], out / f"{arxiv_id}.pdf",
+                              f"arXiv:{arxiv_id}v{1 + i % 3}  [cs.CL]  23 Aug 2021"))
     return made
 
 
 def pithtex_reader(path: Path) -> int:
-    from pithtex.pdf.page import read_page_one
+    from pithtex.pdf.view import read_view
 
-    page = read_page_one(path)
-    return len(page.text)
+    view = read_view(path)
+    return len(view.page.text)
 
 
 def pypdf_reader(path: Path) -> int:
@@ -109,21 +137,26 @@ def pdftotext(path: Path) -> int:
     return len(proc.stdout)
 
 
-def measure(files: list[Path], repeat: int) -> dict[str, list[list[float]]]:
-    """Each reader's CPU seconds on each file, a list a round: {reader: [[file 1, file 2, ...], ...]}."""
-    readers = {"pithtex (PDFium)": pithtex_reader, "pypdf": pypdf_reader, "pdftotext -l 1": pdftotext}
+READER = "pithtex read_view"
+POPPLER = "pdftotext -l 1"
+
+
+def measure(files: list[Path], repeat: int, with_pypdf: bool) -> dict[str, list[list[float]]]:
+    """Each reader's CPU seconds on each file, a list of `repeat` rounds a file, the readers run
+    in turn on the same file (paired)."""
+    readers = {READER: pithtex_reader, POPPLER: pdftotext}
+    if with_pypdf:
+        readers["pypdf"] = pypdf_reader
     for fn in readers.values():  # imports and first-use costs once, outside the timings
         fn(files[0])
-    rounds: dict[str, list[list[float]]] = {name: [] for name in readers}
+    times: dict[str, list[list[float]]] = {name: [[] for _ in files] for name in readers}
     for _ in range(repeat):
-        for name in readers:
-            rounds[name].append([])
-        for path in files:
+        for i, path in enumerate(files):
             for name, fn in readers.items():
                 start = _cpu()
                 fn(path)
-                rounds[name][-1].append(_cpu() - start)
-    return rounds
+                times[name][i].append(_cpu() - start)
+    return times
 
 
 def _cpu() -> float:
@@ -131,6 +164,93 @@ def _cpu() -> float:
     machine's waits are not counted, for any of the readers."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def report_pages(files: list[Path], times: dict[str, list[list[float]]], repeat: int) -> float:
+    """The folder's ratio: of the medians of the rounds' totals (bench/measure.py's ratio); each
+    file's own, of the medians of its rounds, as a spread (the papers' kinds differ: no middle)."""
+    totals = {name: [sum(per_file[r] for per_file in runs) for r in range(repeat)] for name, runs in times.items()}
+    print(f"{len(files)} PDFs, page 1, {repeat} paired rounds, CPU time (pdftotext: its process, start-up "
+          f"included), load {os.getloadavg()[0]:.1f}")
+    for name, runs in times.items():
+        worst = max(statistics.median(rounds) for rounds in runs)
+        print(f"  {name:<18} {statistics.median(totals[name]) / len(files) * 1000:7.1f} ms/PDF  max "
+              f"{worst * 1000:7.1f}   x{ratio(totals[name], totals[POPPLER]):.2f} pdftotext")
+    each = sorted(ratio(ours, theirs) for ours, theirs in zip(times[READER], times[POPPLER], strict=True))
+    folder = ratio(totals[READER], totals[POPPLER])
+    print(f"  each file's ratio of medians: from x{each[0]:.2f} to x{each[-1]:.2f}")
+    print(f"  reader target <= {TARGET}x pdftotext: {'met' if folder <= TARGET else 'NOT met'} (x{folder:.2f}, "
+          "ratio of the medians of the rounds' totals)")
+    return folder
+
+
+def start_up(folder: Path, paper: Path, starts: int, instructions: bool) -> float:
+    """`pithtex verify one.pdf` against `python -c pass`, wall seconds, interleaved: the ratio
+    of their medians; with `instructions`, also each one's instructions under callgrind."""
+    from tests.arxivkit import add_stamp
+    from tests.recordkit import TestKey, canonical, full_record
+    from tests.resolverkit import FakeResolver, Reply
+
+    fake, key = FakeResolver(), TestKey("bench-key")
+    try:
+        one = add_stamp(paper, folder / "one.pdf", "arXiv:2401.00001v1  [cs.DL]  2 Jan 2024")
+        document = full_record(canonical(title=TITLE, arxiv_id="2401.00001", version=1), key)
+        document["paper"] = {"title": TITLE}
+        fake.route("/api/pith-number/resolve?arxiv=2401.00001v1&json=true", Reply.json(document))
+        # As an installed pithtex runs: with its bytecode (this machine sets PYTHONDONTWRITEBYTECODE)
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+               "XDG_CACHE_HOME": str(folder / "cache")}
+        python = str(ROOT / ".venv" / "bin" / "python")
+        verify = [str(ROOT / ".venv" / "bin" / "pithtex"), "verify", str(one), "--base-url", fake.base,
+                  "--keys", str(key.key_file(folder))]
+        check = subprocess.run(verify, capture_output=True, text=True, env=env, timeout=120)
+        if check.returncode != 0:
+            raise SystemExit(f"pithtex verify one.pdf did not verify: {check.stdout[-500:]}{check.stderr[-500:]}")
+        ours, bare = [], []
+        for _ in range(starts):
+            shutil.rmtree(folder / "cache", ignore_errors=True)  # each run fetches, as a first verify does
+            ours.append(_run(verify, env))
+            bare.append(_run([python, "-c", "pass"], env))
+        if instructions:
+            shutil.rmtree(folder / "cache", ignore_errors=True)
+            counted = _instructions([python, *verify], env), _instructions([python, "-c", "pass"], env)
+            print(f"start-up, instructions (callgrind, one run each, the same under any load): pithtex verify "
+                  f"one.pdf {counted[0] / 1e6:.0f} M, python -c pass {counted[1] / 1e6:.0f} M: "
+                  f"x{counted[0] / counted[1]:.2f}")
+    finally:
+        fake.close()
+    (a, a_cpu), (b, b_cpu) = ((statistics.median(t[0] for t in runs), statistics.median(t[1] for t in runs))
+                              for runs in (ours, bare))
+    wall = ratio([t[0] for t in ours], [t[0] for t in bare])
+    cpu = ratio([t[1] for t in ours], [t[1] for t in bare])
+    print(f"start-up, {starts} interleaved runs, load {os.getloadavg()[0]:.1f}: pithtex verify one.pdf wall "
+          f"{a * 1000:.0f} ms (min {min(t[0] for t in ours) * 1000:.0f}), CPU {a_cpu * 1000:.0f} ms; python -c pass "
+          f"wall {b * 1000:.0f} ms (min {min(t[0] for t in bare) * 1000:.0f}), CPU {b_cpu * 1000:.0f} ms")
+    print(f"  start-up target <= {START_TARGET}x python -c pass: {'met' if wall <= START_TARGET else 'NOT met'} "
+          f"(wall x{wall:.2f}, ratio of medians; CPU x{cpu:.2f})")
+    return wall
+
+
+def _instructions(command: list[str], env: dict[str, str]) -> int:
+    """Instructions one run of `command` executes, counted by callgrind."""
+    import re
+
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+                          capture_output=True, text=True, env=env, timeout=900, check=False)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if not found:
+        raise SystemExit(f"callgrind gave no count for {command[:3]}: {proc.stderr[-300:]}")
+    return int(found.group(1))
+
+
+def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of `command`."""
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, env=env, timeout=120, check=False)
+    wall = time.perf_counter() - start
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime
 
 
 def verify_all(files: list[Path], extra: list[str]) -> tuple[float, float]:
@@ -150,26 +270,22 @@ def verify_all(files: list[Path], extra: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pdfs", nargs="*")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--make", type=int, default=60)
+    parser.add_argument("--starts", type=int, default=21, help="start-up runs (0: none)")
+    parser.add_argument("--pypdf", action="store_true", help="time pypdf's extract_text too")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count the start-up's instructions under callgrind too (load-proof, ~1 min)")
     parser.add_argument("--verify", metavar="ARGS", default=None,
                         help="also time one `pithtex verify FILE... ARGS` (ARGS one string, e.g. '--base-url URL')")
     args = parser.parse_args()
     header(__file__)
     with tempfile.TemporaryDirectory() as tmp:
         files = pdfs_in(args.pdfs) if args.pdfs else make_papers(Path(tmp), args.make)
-        rounds = measure(files, args.repeat)
-        totals = {name: [sum(one) for one in runs] for name, runs in rounds.items()}
-        base = totals["pdftotext -l 1"]
-        print(f"{len(files)} PDFs, page 1, median of {args.repeat} rounds, side by side, CPU time "
-              "(pdftotext: its process, start-up included, as a shell loop runs it)")
-        for name, runs in rounds.items():
-            each = [t for one in runs for t in one]
-            print(f"  {name:<18} {statistics.median(totals[name]) / len(files) * 1000:7.1f} ms/PDF  median "
-                  f"{statistics.median(each) * 1000:6.1f}  max {max(each) * 1000:7.1f}   "
-                  f"x{ratio(totals[name], base):.2f} pdftotext")
-        reader = ratio(totals["pithtex (PDFium)"], base)
-        print(f"  reader target <= {TARGET}x pdftotext: {'met' if reader <= TARGET else 'NOT met'} (x{reader:.2f})")
+        report_pages(files, measure(files, args.repeat, args.pypdf), args.repeat)
+        if args.starts:
+            paper = files[0] if args.pdfs else Path(tmp) / f"{KINDS[1][0]}.pdf"
+            start_up(Path(tmp), paper, args.starts, args.instructions)
         if args.verify is not None:
             pairs = [verify_all(files, shlex.split(args.verify)) for _ in range(args.repeat)]
             verify, loop = [v for v, _l in pairs], [lp for _v, lp in pairs]

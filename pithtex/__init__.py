@@ -47,7 +47,7 @@ _EXPORTS = {
     # the use-cases (docs/library.md): one client, and what needs no keys or resolver, as functions
     "Client": "client",
     "Verification": "client",
-    "FileVerdict": "client",
+    "FileVerdict": "workers.pool",
     "keyring": "client",
     "Badge": "client",
     "badge_state": "client",

@@ -2,7 +2,8 @@
 what every verification shares (keys, resolver, offline, time-out, cache) held once.
 
 Beside it, one subject a room: target.py (what an argument names), stamping.py (plans and
-runs stamps, given a verify function), the worker pool (many files). Each returns a typed
+runs stamps, given a verify function), workers/ (each PDF read in a bounded worker process,
+many files' verdicts). Each returns a typed
 result (a NamedTuple of pithtex.value: cheap to define, which `stamp`'s start-up needs;
 `dataclasses` would import `inspect` and friends) and raises one of `pithtex.errors`'
 classes, each with its exit code; `pithtex.cli` only parses arguments, calls one of these
@@ -16,8 +17,9 @@ from pathlib import Path
 from . import errors
 from .errors import PithError, Refused, Undecidable
 from .number import as_number, as_number_or_none
-from .target import is_pdf, kind_of, pdf_files
+from .target import is_pdf, kind_of
 from .value import TYPE_CHECKING, NamedTuple
+from .workers.pool import FileVerdict
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -109,21 +111,6 @@ class Verification(NamedTuple):
                                     "stamp": self.shows.stamp}
             out = {**out, "file": self.file, "shows": shows}
         return {**out, "summary": self.summary}
-
-
-class FileVerdict(NamedTuple):
-    """One file of many: its arXiv id and version, its Pith Number, its verdict."""
-
-    file: str
-    arxiv: str | None
-    number: PithNumber | None
-    state: str  # verified, invalid, unchecked, or "error" for a file that is no usable input
-    exit_code: int
-    detail: str  # the summary ("verified: record ..."), or the error ("error: ..."), state first
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "arxiv": self.arxiv, "number": self.number and self.number.body,
-                "state": self.state, "exit_code": self.exit_code, "detail": self.detail}
 
 
 class _Once:
@@ -282,18 +269,16 @@ class Client:
                      progress: Callable[[int, str], None] | None = None, jobs: int = 1) -> Iterator[FileVerdict]:
         """Each PDF named, and each PDF in each folder named (its tree, in name order), one
         verdict each, in that order, as they come: nothing of one file is kept for the next.
-        `jobs` > 1: that many worker processes, each a copy of this client (forked, on Linux:
-        elsewhere, or while this process runs threads, the files are read here, one by one)."""
-        paths = pdf_files(targets)
-        if jobs > 1 and _can_fork():
-            yield from _in_workers(self, paths, password, progress, jobs)
-            return
-        for done, path in enumerate(paths):
-            if progress is not None:
-                progress(done, str(path))
-            yield self._verdict(path, password)
+        `jobs` > 1: that many worker processes at a time, each a copy of this client forked for
+        one file (on Linux, with no other thread running: else the files are read here, one by
+        one). A file whose worker dies is "unchecked", a folder that cannot be listed is a line
+        of its own: the walk goes on (pithtex/workers/pool.py)."""
+        from .workers.pool import verdicts
 
-    def _verdict(self, path: Path, password: bytes | None) -> FileVerdict:
+        yield from verdicts(self.verdict, self.timeout, targets, password, progress, jobs)
+
+    def verdict(self, path: Path, password: bytes | None = None) -> FileVerdict:
+        """One PDF's verdict line; what goes wrong with it (a PithError) is its line too."""
         from .brand import STATE_OF_EXIT
 
         try:
@@ -379,89 +364,14 @@ class Client:
         return number, fetched, report
 
 
-# -- many files in worker processes --------------------------------------------------------------
-_WORKER: Client | None = None  # the client a forked worker inherits
-
-
-def _can_fork() -> bool:
-    """A fork copies only the thread that makes it: safe while this process runs no other. On
-    Linux only: macOS's system libraries (its proxy settings, which requests reads) may not be
-    used in a forked child, and Windows has no fork."""
-    import sys
-    import threading
-
-    return sys.platform.startswith("linux") and threading.active_count() == 1
-
-
-def _in_workers(client: Client, paths: Iterator[Path], password: bytes | None,
-                progress: Callable[[int, str], None] | None, jobs: int) -> Iterator[FileVerdict]:
-    """The files' verdicts from `jobs` forked processes, in the files' order, with at most
-    2 x jobs files in flight (memory stays bounded however many there are). A worker that
-    dies (PDFium crashing on a file) raises BrokenProcessPool here: a bug, not bad input."""
-    import multiprocessing
-    from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
-
-    global _WORKER
-    _WORKER = client
-    _warm()
-    pending: deque[tuple[str, Any]] = deque()
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals)
-    try:
-        done = 0
-        for path in paths:
-            pending.append((str(path), pool.submit(_worker_verdict, path, password)))
-            while len(pending) >= 2 * jobs:
-                yield _oldest(pending, done, progress)
-                done += 1
-        while pending:
-            yield _oldest(pending, done, progress)
-            done += 1
-    finally:  # an early end (Ctrl-C, a consumer that stops): what has not started never does
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _oldest(pending: Any, done: int, progress: Callable[[int, str], None] | None) -> FileVerdict:
-    name, future = pending.popleft()
-    if progress is not None:
-        progress(done, name)
-    verdict: FileVerdict = future.result()
-    return verdict
-
-
-def _warm() -> None:
-    """Import what reading a file needs before the fork, so the workers share one import (a
-    tenth of a second) instead of each making its own."""
-    import requests  # noqa: F401  # net.get imports it on the first fetch
-
-    from . import resolver, verify  # noqa: F401
-    from .arxiv import identify  # noqa: F401
-    from .pdf import facts, pdfium, shown, titles  # noqa: F401
-
-    pdfium.preload()
-
-
-def _worker_signals() -> None:
-    """Ctrl-C and SIGTERM are the parent's to handle: it ends the workers."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _worker_verdict(path: Path, password: bytes | None) -> FileVerdict:
-    assert _WORKER is not None  # set before the fork
-    return _WORKER._verdict(path, password)
-
-
 def _read_pdf(path: Path, password: bytes | None) -> PageView:
     """A PDF read once (pdf/view.py: its pith facts, what it shows as its title, page 1 as a
     reader sees it), refused when it is locked; a web page saved as .pdf is refused in one sentence."""
     from .pdf.facts import refuse_locked
-    from .pdf.view import read_view
+    from .workers.bounded import read_view
 
     is_pdf(path)
-    view = read_view(path, password)
+    view = read_view(path, password)  # in a bounded worker: Stopped (exit 3) when it dies
     refuse_locked(view.facts, path)
     return view
 

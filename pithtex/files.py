@@ -472,7 +472,8 @@ def _give(fd: int, keep: _Keep | None, mode: int) -> None:
 
 
 # -- temporary files: ours by name, so a killed run's are found again -------------------------
-_TEMP = re.compile(r"\.(?P<name>.+)\.(?:pithtex-)?(?P<pid>\d+)[-.](?P<n>\d+)\.tmp")
+# compiled on first use (re keeps it): only a sweep for stale temporaries needs it
+_TEMP = r"\.(?P<name>.+)\.(?:pithtex-)?(?P<pid>\d+)[-.](?P<n>\d+)\.tmp"
 
 
 def _temp_beside(target: Path) -> tuple[int, str]:
@@ -500,7 +501,7 @@ def stale_temporaries(folder: Path) -> list[Path]:
     except OSError:
         return []
     for name in names:
-        m = _TEMP.fullmatch(name)
+        m = re.fullmatch(_TEMP, name)
         if m and not _alive(int(m["pid"])):
             out.append(folder / name)
     return sorted(out)

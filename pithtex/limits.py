@@ -66,3 +66,36 @@ MAX_FORM_DEPTH = 12
 # Fonts whose text layer is checked against their glyph names, and ToUnicode map bytes read each.
 MAX_FONTS_CHECKED = 500
 MAX_TOUNICODE_BYTES = 256 * 1024
+
+# -- one PDF read in a worker process (pithtex/workers/bounded.py) -----------------------------------
+# Whatever a PDF makes its readers do (pithtex's, then PDFium's), the worker that reads it may
+# take this much address space beyond what it started with, this much CPU and this much time,
+# and hand back this much; past any of them the file's verdict is "unchecked: reading it
+# stopped", and the run goes on. The counts above refuse every known bomb long before these.
+READ_MEMORY = 1024 * 1024 * 1024
+READ_CPU_SECONDS = 10
+READ_WALL_SECONDS = 30.0  # a busy machine shares its cores; CPU time is the real bound
+MAX_READ_ANSWER = 64 * 1024 * 1024
+# Files one worker reads before a fresh one takes over (a fork of its own): what a file leaves
+# in a worker (PDFium's caches, a fragmented heap) stays with a hundred files at most.
+READS_PER_WORKER = 100
+# Files read at once: `--jobs` from 1 to this many a usable CPU (more only queue for the cores
+# and hold memory); anything else is refused in one line.
+JOBS_PER_CPU = 4
+
+
+def usable_jobs(asked: int | None, shown: str = "--jobs") -> int:
+    """The worker processes to run: None is one a usable CPU, at most 4; 1 to `JOBS_PER_CPU` x
+    the usable CPUs as asked; anything else, PithError (exit 2)."""
+    import os
+
+    from .errors import PithError
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if asked is None:
+        return min(4, cpus)
+    most = cpus * JOBS_PER_CPU
+    if not 1 <= asked <= most:
+        raise PithError(f"{shown} {asked}: give a number of processes from 1 to {most} "
+                        f"({JOBS_PER_CPU} for each of the {cpus} usable CPUs)")
+    return asked

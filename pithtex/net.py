@@ -27,8 +27,7 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple  # typing's (value.py is a floor above): requests imports typing anyway
 
 CONNECT_TIMEOUT = 5.0  # no single connect waits longer, even with a longer deadline
 CHUNK = 8 * 1024
@@ -56,8 +55,7 @@ class TooLarge(NetError):
     """The body is larger than the caller allows."""
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     status: int
     body: bytes  # empty unless status is 200
     url: str  # the URL that answered, after redirects

@@ -30,7 +30,6 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +40,7 @@ from .files import read_input, stale_temporaries, write_atomic
 from .limits import MAX_RESPONSE_BYTES, NETWORK_SECONDS, env_seconds
 from .number import PithNumber
 from .record import canonical_of, number_of, parse_document
+from .value import NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -83,8 +83,7 @@ class ResolverError(Undecidable):
         }
 
 
-@dataclass(frozen=True)
-class Fetched:
+class Fetched(NamedTuple):
     document: dict[str, Any]
     url: str  # the URL that answered (after redirects)
     source: str  # "network", "revalidated" (304), "cache" (offline) or "stale" (server failed)

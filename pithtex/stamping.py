@@ -74,6 +74,7 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
     stamped only when it verified. Without `verify`, such a PDF is left to the stamp's error."""
     from .files import names_folder
     from .pdf.batch import Task
+    from .workers.bounded import reading
 
     if attach_record and record is None:
         raise PithError("attaching the record needs the record file")
@@ -83,7 +84,8 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
         raise PithError(f"{jobs} files at a time: give 1 or more")
     sources = [Path(p) for p in pdfs]
     opts, document = _options(number, record, badge, attach_record, force, password)
-    warnings = _refuse_other_papers(sources, document, record, force, password) if document and not revert else []
+    with reading():  # the PDFs read for what they show: in one bounded worker, reused
+        warnings = _refuse_other_papers(sources, document, record, force, password) if document and not revert else []
     outdir = None
     if output and (len(sources) > 1 or names_folder(output)):  # `-o stamped/` as well for one input
         outdir = Path(output)
@@ -92,7 +94,8 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
                                             if len(sources) > 1 else "no such folder (pithtex creates no folders)"))
     tasks = [Task(src, _target(src, output, in_place, outdir), opts, revert) for src in sources]
     if number is None and record is None and not revert and verify is not None:
-        tasks = [_by_name(task, verify) for task in tasks]
+        with reading():
+            tasks = [_by_name(task, verify) for task in tasks]
     _refuse_collisions(tasks, [str(p) for p in pdfs])
     return StampPlan(tasks, warnings, jobs)
 
@@ -100,9 +103,9 @@ def plan_stamp(pdfs: Sequence[str | Path], *, number: PithNumber | str | None = 
 def _by_name(task: Task, verify: VerifyShown) -> Task:
     """A PDF stamped by name only: one that carries its number keeps it (the stamp completes
     what is missing); else its arXiv identity's record, which must verify, PDF and all."""
-    from .pdf.view import read_view
+    from .workers.bounded import read_view
 
-    view = read_view(task.source, task.options.password)  # read once: `verify` reads this view
+    view = read_view(task.source, task.options.password)  # read once, bounded: `verify` reads this view
     if view.facts.locked or view.facts.number is not None:
         return task
     checked = verify(task.source, task.options.password, view)
@@ -155,8 +158,8 @@ def _refuse_other_papers(sources: list[Path], document: dict[str, Any], record: 
     another paper, or cannot be told apart from one: refused, or with force stamped and said so.
     Files stamp cannot open are left to stamp's own error."""
     from .errors import UnreadablePdf
-    from .pdf.view import read_view
     from .verify import PASS, check_paper
+    from .workers.bounded import read_view
 
     warnings = []
     for src in sources:

@@ -78,18 +78,32 @@ def _header_says_pdf(path: Path) -> bool:
 
 def pdf_files(targets: Iterable[str | Path]) -> Iterator[Path]:
     """Each target that is a file, and the PDFs (by name, .pdf in any case) in each folder's
-    tree, in name order; a folder is listed one level at a time, so memory stays bounded."""
+    tree, in name order; a folder is listed one level at a time, so memory stays bounded. A
+    folder that cannot be listed raises its OSError (`pdf_entries` names it instead)."""
+    for path, unlisted in pdf_entries(targets):
+        if unlisted is not None:
+            raise unlisted
+        yield path
+
+
+def pdf_entries(targets: Iterable[str | Path]) -> Iterator[tuple[Path, OSError | None]]:
+    """`pdf_files`' walk, each file as (path, None) and each folder that cannot be listed (no
+    permission, a path too long) as (folder, its OSError), in its place: the walk goes on."""
     import os
 
     for target in targets:
         path = Path(target)
         if not path.is_dir():
-            yield path
+            yield path, None
             continue
         stack = [path]
         while stack:
             folder = stack.pop()
-            with os.scandir(folder) as entries:
-                names = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries)
+            try:
+                with os.scandir(folder) as entries:
+                    names = sorted((entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries)
+            except OSError as exc:
+                yield folder, exc
+                continue
             stack.extend(folder / name for name, is_dir in reversed(names) if is_dir)
-            yield from (folder / name for name, is_dir in names if not is_dir and name.lower().endswith(".pdf"))
+            yield from ((folder / name, None) for name, is_dir in names if not is_dir and name.lower().endswith(".pdf"))

@@ -11,16 +11,16 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import cached_property
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from . import brand, safetext
 from .errors import InputError, KeyFileError
 from .files import read_input
+from .value import TYPE_CHECKING, Frozen
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 ALGORITHM = "ed25519"
 SIGNED_MESSAGE = "canonical_sha256_bytes"
@@ -30,12 +30,23 @@ def fingerprint(raw_public_key: bytes) -> str:
     return hashlib.sha256(raw_public_key).digest()[:16].hex()
 
 
-@dataclass(frozen=True)
-class PublicKey:
+class PublicKey(Frozen):
+    """An Ed25519 public key by its id. A Frozen value, not a dataclass: `dataclasses` (with
+    `inspect` and `ast`) cost every `verify` more to import than checking the signature."""
+
+    __slots__ = ("key_id", "raw", "added_by")  # noqa: RUF023 (Frozen takes its fields in this order, as __init__)
     key_id: str
-    raw: bytes = field(repr=False)
+    raw: bytes
     # Who trusted a key beside the registry's (brand.ADDED_BY_OPTION, ...); None for keys as loaded.
-    added_by: str | None = None
+    added_by: str | None
+
+    def __init__(self, key_id: str, raw: bytes, added_by: str | None = None) -> None:
+        object.__setattr__(self, "key_id", key_id)
+        object.__setattr__(self, "raw", raw)
+        object.__setattr__(self, "added_by", added_by)
+
+    def __repr__(self) -> str:  # the key's bytes left out, as its fingerprint says which it is
+        return f"PublicKey(key_id={self.key_id!r}, added_by={self.added_by!r})"
 
     @property
     def registry(self) -> bool:
@@ -53,21 +64,28 @@ class PublicKey:
     def fingerprint(self) -> str:
         return fingerprint(self.raw)
 
-    @cached_property
     def _verifier(self) -> Any:
-        # Imported here: `cryptography` costs ~45 ms, and most commands never verify.
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+        verifier = _VERIFIERS.get(self.raw)
+        if verifier is None:
+            # Imported here: `cryptography` costs ~45 ms, and most commands never verify.
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-        return Ed25519PublicKey.from_public_bytes(self.raw)
+            verifier = _VERIFIERS[self.raw] = Ed25519PublicKey.from_public_bytes(self.raw)
+        return verifier
 
     def verify(self, signature: bytes, message: bytes) -> bool:
         from cryptography.exceptions import InvalidSignature
 
         try:
-            self._verifier.verify(signature, message)
+            self._verifier().verify(signature, message)
         except InvalidSignature:
             return False
         return True
+
+
+# Each key's verifier, made once a process (by its raw bytes: the same key under another id or
+# trusted by another option verifies alike).
+_VERIFIERS: dict[bytes, Any] = {}
 
 
 class KeyRing:
@@ -168,7 +186,9 @@ def pinned_keys() -> KeyRing:
     """The registry keys shipped with pithtex (loaded and fingerprint-checked once)."""
     global _PINNED
     if _PINNED is None:
-        text = resources.files("pithtex").joinpath("data/keys.json").read_text("utf-8")
+        # beside this module, as the package installs it (importlib.resources would cost every
+        # `verify` its import, for a file that is never inside a zip)
+        text = Path(__file__).with_name("data").joinpath("keys.json").read_text("utf-8")
         _PINNED = KeyRing(keys_from_json(json.loads(text), "pithtex/data/keys.json"))
     return _PINNED
 

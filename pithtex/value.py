@@ -112,3 +112,27 @@ else:
         def __repr__(self) -> str:
             shown = ", ".join(f"{field}={value!r}" for field, value in zip(self._fields, self, strict=True))
             return f"{type(self).__name__}({shown})"
+
+
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class LazyPattern:
+    """A regex compiled on first use, for the rare paths (damaged xrefs, `#` in names, tokens
+    the one-call atom misses, a link on page 1): compiling costs more than the stamp or the
+    `verify` that never needs it. Here, beside the other values cheap to define at start-up,
+    so any module may hold one without importing `re`."""
+
+    def __init__(self, source: bytes | str) -> None:
+        self.source = source
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only while an attribute is missing: the first use compiles and keeps the
+        # pattern's methods on the instance, so later calls cost what a compiled one's do.
+        import re
+
+        compiled = re.compile(self.source)
+        for method in ("match", "fullmatch", "search", "finditer", "findall", "sub"):
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)

@@ -8,7 +8,6 @@ graph, citations, links) is unsigned and is not vouched for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import errors
@@ -19,6 +18,7 @@ from .number import PithAlias, PithNumber, parse_reference
 from .pdf import titles
 from .record import canonical_of, canonical_sha256, non_integer, submitted_year, title_sha256
 from .trust import ALGORITHM, SIGNED_MESSAGE, KeyRing, PublicKey, decode_signature, pinned_keys
+from .value import NamedTuple
 
 if TYPE_CHECKING:
     from .pdf.shown import Shown
@@ -32,22 +32,43 @@ UNKNOWN: Status = "unknown"
 REQUIRED_IF_PRESENT = ("paper",)
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(NamedTuple):
     status: Status
     detail: str
 
 
-@dataclass
 class Report:
-    number: PithNumber
-    canonical_sha256: str
-    key_id: str | None = None
-    checks: dict[str, Check] = field(default_factory=dict)
-    asked: PithNumber | None = None  # the number the user asked for (`expect`), if any
-    signer: str | None = None  # brand.signed_by_registry / signed_by_added, once a signature held
-    registry_signed: bool = False  # the signature that held is a pinned registry key's
-    title: str | None = None  # the record's title, when it hashes to title_canon_sha256 (`record_title`)
+    """What verifying a record found; filled in as the checks run (`checks`, `signer`, ...).
+    A plain class, not a dataclass: `dataclasses` (with `inspect` and `ast`) costs every
+    `verify` more to import than the check itself takes."""
+
+    _FIELDS = ("number", "canonical_sha256", "key_id", "checks", "asked", "signer", "registry_signed", "title")
+
+    def __init__(self, number: PithNumber, canonical_sha256: str, key_id: str | None = None,
+                 checks: dict[str, Check] | None = None, asked: PithNumber | None = None, signer: str | None = None,
+                 registry_signed: bool = False, title: str | None = None) -> None:
+        self.number = number
+        self.canonical_sha256 = canonical_sha256
+        self.key_id = key_id
+        self.checks: dict[str, Check] = {} if checks is None else checks
+        self.asked = asked  # the number the user asked for (`expect`), if any
+        self.signer = signer  # brand.signed_by_registry / signed_by_added, once a signature held
+        self.registry_signed = registry_signed  # the signature that held is a pinned registry key's
+        self.title = title  # the record's title, when it hashes to title_canon_sha256 (`record_title`)
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass without frozen=True
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"{type(self).__qualname__}({shown})"
 
     @property
     def headline_number(self) -> PithNumber:
@@ -320,11 +341,30 @@ def check_paper(document: dict[str, Any], shown: Shown, title: str | None = None
             return Check(FAIL, f"the PDF is of another paper: its {where} {_quoted(text)} is the title set "
                          f"on page 1, the record's title {_quoted(wanted)} is not page 1's title")
     if titles.shows(wanted, heading):
-        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})")
+        return _as_drawn(Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title ({how})"),
+                         wanted, shown)
     if titles.with_subtitle(wanted, heading):
-        return Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title, with a subtitle "
-                     f"inserted: {_quoted(heading)} ({how})")
+        return _as_drawn(Check(PASS, f"page 1 shows the record's title {_quoted(wanted)} as its title, with a "
+                               f"subtitle inserted: {_quoted(heading)} ({how})"), heading, shown)
     return Check(UNKNOWN, _not_shown(wanted, shown, named))
+
+
+def _as_drawn(passed: Check, expected: str, shown: Shown) -> Check:
+    """`passed`, unless page 1's title is set in a font whose glyphs cannot be told from its text
+    layer (pdf/glyphs.py): then only when its rendered title band reads `expected` too (pdf/ocr.py);
+    never PASS from such a text layer alone."""
+    page = shown.page
+    if page is None or page.untold is None:
+        return passed
+    from .pdf import ocr
+
+    why = f"page 1's title is set in {page.untold}, so its text layer is not taken at its word"
+    if page.pixels is None:
+        return Check(UNKNOWN, f"{why}: {page.pixels_problem}; cannot tell that this PDF is the record's paper")
+    if not ocr.reads(expected, page.pixels):
+        return Check(UNKNOWN, f"{why}, and the rendered title reads {_quoted(page.pixels)}, not "
+                     f"{_quoted(expected)}; cannot tell that this PDF is the record's paper")
+    return Check(PASS, f"{passed.detail}; its rendered title reads the same ({page.untold})")
 
 
 def _not_shown(wanted: str, shown: Shown, named: list[tuple[str, str]]) -> str:

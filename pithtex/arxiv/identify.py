@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from ..errors import InvalidNumber
-from ..value import NamedTuple
+from ..value import LazyPattern, NamedTuple
 from .ids import ArxivId
 
 # An id as arXiv writes it: new style (YYMM.NNNN[N]) or old style (archive[.SC]/YYMMNNN).
@@ -28,9 +28,9 @@ _ID = r"(?:[0-9]{4}\.[0-9]{4,5}|[a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/[0-9]{7})(?:v[
 # The stamp: "arXiv:" then the id; the category and date follow (absent on some old stamps).
 STAMP = re.compile(rf"^\s*arXiv\s*:\s*(?P<id>{_ID})(?=\s|\[|$)(?:\s+\[(?P<category>[^\]]{{1,40}})\])?"
                    r"(?:\s+(?P<date>[0-9]{1,2}\s+[A-Z][a-z]{2}\s+[0-9]{4}))?")
-LINK = re.compile(rf"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>{_ID})(?:\.pdf)?/?(?:[?#].*)?$",
-                  re.IGNORECASE)
-DOI = re.compile(rf"10\.48550/arXiv\.(?P<id>{_ID})(?![0-9A-Za-z/-])(?!\.[0-9A-Za-z])", re.IGNORECASE)
+# (LINK and DOI compiled on first use: most PDFs are told by their stamp, and need neither)
+LINK = LazyPattern(rf"(?i)^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>{_ID})(?:\.pdf)?/?(?:[?#].*)?$")
+DOI = LazyPattern(rf"(?i)10\.48550/arXiv\.(?P<id>{_ID})(?![0-9A-Za-z/-])(?!\.[0-9A-Za-z])")
 
 
 class Identity(NamedTuple):

@@ -14,10 +14,10 @@ for that version; an id without one accepts the version the resolver chose.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import InvalidNumber
+from ..value import Frozen
 
 # The archives of old-style ids (arXiv's list; none was added after March 2007).
 OLD_ARCHIVES = frozenset((
@@ -32,12 +32,16 @@ _VERSION = re.compile(r"v([1-9][0-9]{0,3})")
 EXAMPLES = "e.g. 2104.04473, 2104.04473v2 or hep-th/9901001"
 
 
-@dataclass(frozen=True)
-class ArxivId:
+class ArxivId(Frozen):
     """A valid arXiv id: `paper` without version (`2104.04473`), `version` or None."""
 
+    __slots__ = ("paper", "version")
     paper: str
-    version: int | None = None
+    version: int | None
+
+    def __init__(self, paper: str, version: int | None = None) -> None:
+        object.__setattr__(self, "paper", paper)
+        object.__setattr__(self, "version", version)
 
     @classmethod
     def parse(cls, text: str) -> ArxivId:

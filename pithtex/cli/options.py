@@ -29,3 +29,11 @@ def add_password(parser: ArgumentParser) -> None:
     user password is tried)."""
     parser.add_argument("--password", metavar="PW", type=str.encode,
                         help="the password of an encrypted PDF (user or owner)")
+
+
+def usable_jobs(asked: int | None) -> int:
+    """`--jobs` as worker processes to run (limits.usable_jobs): refused in one line when it is
+    not 1 to four a usable CPU."""
+    from ..limits import usable_jobs as checked
+
+    return checked(asked)

@@ -6,7 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, add_remove_stale, emit_json, report_stale, warn_refused
-from .options import add_password, add_resolver_options
+from .options import add_password, add_resolver_options, usable_jobs
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -82,7 +82,7 @@ def run(args: Namespace) -> int:
         plan_stamp = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline).plan_stamp
     plan = plan_stamp(args.pdfs, number=args.number, record=args.record, output=args.output,
                       in_place=args.in_place, badge=args.badge, attach_record=args.attach_record,
-                      force=args.force, password=args.password, revert=args.revert, jobs=args.jobs)
+                      force=args.force, password=args.password, revert=args.revert, jobs=usable_jobs(args.jobs))
     for warning in plan.warnings:
         print(line(f"pithtex: warning: {warning}"), file=sys.stderr)
     report_stale([task.output.parent for task in plan.tasks], args.remove_stale)

@@ -9,7 +9,8 @@ import sys
 from ..value import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..client import Client, FileVerdict, Verification
+    from ..client import Client, Verification
+    from ..workers.pool import FileVerdict
 
 BAR = 24  # characters of the progress bar
 MARKS = {"pass": "ok  ", "fail": "FAIL", "unknown": "??  "}

@@ -6,7 +6,7 @@ import sys
 
 from ..value import TYPE_CHECKING
 from . import add_command, emit_json, help_text, warn_refused
-from .options import add_password, add_resolver_options
+from .options import add_password, add_resolver_options, usable_jobs
 
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -40,7 +40,7 @@ def register(subparsers: Subparsers) -> None:
                    "a web page's <pith-badge src=...> serves)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout (several files: JSON lines)")
     p.add_argument("--jobs", type=int, metavar="N", help="several PDFs: read N at a time, in worker processes "
-                   "(default: one a CPU, at most 4; 1: one by one, in this process)")
+                   "(default: one a CPU, at most 4; more than 4 a CPU is capped; 1: one by one)")
 
 
 def run(args: Namespace) -> int:
@@ -60,7 +60,7 @@ def run(args: Namespace) -> int:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
         from .verdicts import verify_many
 
-        return verify_many(client, args.file, password, args.json, _jobs(args.jobs))
+        return verify_many(client, args.file, password, args.json, usable_jobs(args.jobs))
     kind = kind_of(args.file[0])
     if args.record and (kind != "pdf" or args.online or args.offline):
         raise PithError(f"--record is for a PDF (checked against that record); {args.file[0]} is not a PDF"
@@ -70,16 +70,6 @@ def run(args: Namespace) -> int:
         raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {args.file[0]} is verified from its "
                         f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
     return _show(args, client, password)  # one target
-
-
-def _jobs(asked: int | None) -> int:
-    import os
-
-    from ..errors import PithError
-
-    if asked is not None and asked < 1:
-        raise PithError(f"--jobs {asked}: give 1 or more")
-    return asked or min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 def _show(args: Namespace, client: Client, password: bytes | None) -> int:

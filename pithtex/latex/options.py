@@ -154,6 +154,11 @@ MESSAGES: tuple[Message, ...] = (
             "Nothing to do: the badge is under the title block."),
     Message("in-block", "info", "Badge placed #1",
             "Nothing to do: the badge is the last line of the title block, aligned with it."),
+    Message("under-title", "info", "Badge placed under the title: the title block runs to the foot of page "
+            "#1, with no room below its last line (.aux)",
+            "The title block (a collaboration's authors and addresses, say) fills its page to the foot, so "
+            "a badge below it would open the next page; it goes under the title, on the title's page. "
+            "With badge=manual the badge goes only where \\pithbadge is written."),
     Message("first-page", "warning", "No title block found before page #1 was shipped out: the badge is "
             "at the top of that page on this run; the next run places it by position, under the title block "
             "or the largest type at the top of the page. Or use badge=manual and write \\pithbadge where it belongs",

@@ -34,7 +34,12 @@ _NAMED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five"
           "eight": "8", "nine": "9", "germandbls": "ss", "ae": "ae", "AE": "AE", "oe": "oe", "OE": "OE",
           "oslash": "o", "Oslash": "O", "dotlessi": "i", "dotlessj": "j", "lslash": "l", "Lslash": "L",
           "eth": "d", "Eth": "D", "thorn": "th", "Thorn": "TH", "ff": "ff", "fi": "fi", "fl": "fl", "ffi": "ffi",
-          "ffl": "ffl", "dcroat": "d", "Dcroat": "D"}
+          "ffl": "ffl", "dcroat": "d", "Dcroat": "D", "SS": "SS", "IJ": "IJ", "ij": "ij", "Eng": "Ŋ", "eng": "ŋ"}
+# Greek letters by their glyph names (OT1's capitals, math italic's letters)
+_GREEK = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu",
+          "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
+_NAMED.update({name: chr(0x3B1 + i + (i > 16)) for i, name in enumerate(_GREEK)})
+_NAMED.update({name.capitalize(): chr(0x391 + i + (i > 16)) for i, name in enumerate(_GREEK)})
 # A letter and an accent, as the Adobe Glyph List names accented letters (`eacute`, `Ccaron`).
 _ACCENTED = (r"([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|macron|breve|ogonek"
                        r"|dotaccent|hungarumlaut|commaaccent)")
@@ -77,45 +82,99 @@ def _part(part: str) -> str | None:
     return None
 
 
-def lies(pdf: PdfFile, font: Any) -> str | None:
+def lies(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str | None:
     """How a simple font's ToUnicode map contradicts its glyph names ("code 0x41 draws the glyph
-    'S', its text layer says 'A'"), or None when it does not (or cannot be told)."""
+    'S', its text layer says 'A'"), or None when it does not (or cannot be told). `used`: only
+    these codes are looked at (those page 1 shows; a TeX font's map covers its whole encoding)."""
+    return judged(pdf, font, used)[0]
+
+
+def untold(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str | None:
+    """Why a font's glyphs cannot be told from its text layer by their names ("a composite
+    (Type 0) font, whose codes name no glyph"), or None when they can: a simple font whose
+    every code its ToUnicode map reads as a letter or digit names a glyph that means one (then
+    `lies` compares them), or, without a map, whose text is its glyph names. A title set in an
+    untold font is read from the rendered page (pithtex/pdf/ocr.py) or not taken at all.
+    `used`: only these codes are looked at, as in `lies`."""
+    return judged(pdf, font, used)[1]
+
+
+def judged(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> tuple[str | None, str | None]:
+    """(`lies`, `untold`) of a font, from one reading of its encoding and ToUnicode map."""
     font = pdf.resolve(font)
-    if not isinstance(font, dict) or font.get("Subtype") not in _SIMPLE:
-        return None
+    kind = font.get("Subtype") if isinstance(font, dict) else None
+    if kind == "Type0":
+        return None, "a composite (Type 0) font, whose codes name no glyph"
+    if kind == "Type3":
+        return None, "a Type 3 font, whose glyphs are drawings of its own"
+    if not isinstance(font, dict) or kind not in _SIMPLE:
+        return None, "a font pithtex does not read"
+    names, complete = _encoding(pdf, font)
     mapping = pdf.resolve(font.get("ToUnicode"))
     if not isinstance(mapping, Stream):
-        return None
-    names = _glyph_names(pdf, font)
-    if not names:
-        return None
+        # the text is what the glyph names say: read by PDFium from the same encoding, or from
+        # the program's own (a Type 1 program's is read above; a CFF or TrueType one's is not)
+        return None, None if names else f"a {kind} font with its own encoding, which pithtex does not read"
     try:
         data = decode_stream(mapping, limit=MAX_TOUNICODE_BYTES)
     except (Oversize, PdfSyntaxError):
-        return None
+        return None, f"a {kind} font whose ToUnicode map cannot be read"
     from .titles import key
 
+    lie = why = None
     for code, text in _to_unicode(data).items():
+        if used is not None and code not in used:
+            continue
         name = names.get(code)
         meant = glyph_text(name) if name is not None else None
+        if meant == text:
+            continue  # most codes: the letter its glyph is named for
         if meant is None:
+            if name is None and complete:
+                continue  # the code draws .notdef, no letter
+            if why is None and key(text):  # a letter or digit, which a title shows by
+                why = (f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
+                       if name is None else f"a {kind} font whose code {code:#04x} reads {text!r} but draws the "
+                       f"glyph '{name}'")
             continue
         drawn, read = key(meant), key(text)
-        if drawn and read and drawn != read:
-            return f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
-    return None
+        if lie is None and drawn and read and drawn != read:
+            lie = f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
+    return lie, why
+
+
+def font_key(name: str) -> str:
+    """A font's name as both readers give it: without a subset's tag (`ABCDEF+`) and a composite
+    font's CMap suffix (`-Identity-H`), which PDFium drops and pithtex's reader keeps."""
+    return re.sub(r"-Identity-[HV]$", "", re.sub(r"^[A-Z]{6}\+", "", name))
 
 
 def _glyph_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str]:
-    """The glyph name of each one-byte code the font names: its /Differences, and where the
-    encoding is a standard one (or the font a non-embedded standard font), the letters and
-    digits, whose codes every standard encoding gives their ASCII names."""
+    return _encoding(pdf, font)[0]
+
+
+# Standard encodings whose every code Python's codecs know (letters as uniXXXX names).
+_CODECS = {"WinAnsiEncoding": "cp1252", "MacRomanEncoding": "mac_roman"}
+
+
+def _encoding(pdf: PdfFile, font: dict[str, Any]) -> tuple[dict[int, str], bool]:
+    """The glyph name of each one-byte code the font names, and whether a code it leaves out
+    draws no glyph (.notdef) rather than one its program names: its /Differences, over a
+    standard encoding's names (WinAnsi and MacRoman whole; else, or for a non-embedded standard
+    font, the letters and digits, whose codes every standard encoding gives their ASCII names),
+    or over an embedded Type 1 program's own encoding, read from the program."""
     encoding = pdf.resolve(font.get("Encoding"))
     base = encoding.get("BaseEncoding") if isinstance(encoding, dict) else encoding
     names: dict[int, str] = {}
-    if base in _STANDARD_ENCODINGS or (base is None and _standard_font(pdf, font)):
-        names = {code: chr(code) for code in range(0x30, 0x7B) if chr(code).isalnum()}
-        names.update({code: name for code, name in zip(range(0x30, 0x3A), _DIGITS, strict=True)})
+    complete = False
+    builtin = _builtin_names(pdf, font) if base is None else None
+    if base in _STANDARD_ENCODINGS or (base is None and _standard_font(pdf, font)) or builtin == _STANDARD:
+        names = _standard_names()
+        if isinstance(base, str) and base in _CODECS:
+            names = _codec_names(_CODECS[base]) | names
+            complete = True
+    elif builtin is not None:
+        names, complete = builtin, True
     differences = pdf.resolve(encoding.get("Differences")) if isinstance(encoding, dict) else None
     if isinstance(differences, list):
         code = 0
@@ -126,10 +185,102 @@ def _glyph_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str]:
             elif isinstance(item, str) and 0 <= code < 256:
                 names[code] = item
                 code += 1
-    return names
+    return names, complete
+
+
+def _codec_names(codec: str) -> dict[int, str]:
+    """Each code's character in a standard encoding, as a uniXXXX glyph name."""
+    out = {}
+    for code in range(0x20, 0x100):
+        try:
+            out[code] = f"uni{ord(bytes([code]).decode(codec)):04X}"
+        except UnicodeDecodeError:
+            continue  # no character there: .notdef
+    return out
 
 
 _DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _standard_names() -> dict[int, str]:
+    names = {code: chr(code) for code in range(0x30, 0x7B) if chr(code).isalnum()}
+    names.update({code: name for code, name in zip(range(0x30, 0x3A), _DIGITS, strict=True)})
+    return names
+
+
+# The cleartext part of a Type 1 program read for its encoding, at most (a font's is a few kB).
+_CLEARTEXT = 64 * 1024
+_STANDARD = {-1: "StandardEncoding"}  # what _builtin_names says of `/Encoding StandardEncoding def`
+_ENCODING_ENTRY = rb"dup\s+(\d{1,3})\s*/([^\s/\[\]()<>{}%]{1,64})\s+put"
+
+
+def _builtin_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str] | None:
+    """The encoding an embedded Type 1 program (FontFile) declares in its cleartext part: each
+    `dup CODE /name put`, or _STANDARD for `/Encoding StandardEncoding def`. None when the font
+    has no such program, or it cannot be read (its encoding then stays unknown: `untold`)."""
+    if font.get("Subtype") not in ("Type1", "MMType1"):
+        return None
+    descriptor = pdf.resolve(font.get("FontDescriptor"))
+    program = pdf.resolve(descriptor.get("FontFile")) if isinstance(descriptor, dict) else None
+    if not isinstance(program, Stream):
+        return None
+    text = _cleartext(program)
+    if text is None:
+        return None
+    start = text.find(b"/Encoding")
+    if start < 0:
+        return None
+    if re.match(rb"/Encoding\s+StandardEncoding\s+def", text[start:]):
+        return _STANDARD
+    end = text.find(b"readonly def", start)
+    names = {int(m[1]): m[2].decode("latin-1")
+             for m in re.finditer(_ENCODING_ENTRY, text[start:end if end > 0 else len(text)])}
+    return {code: name for code, name in names.items() if code < 256}
+
+
+def _cleartext(program: Stream) -> bytes | None:
+    """A Type 1 program's cleartext part, up to `eexec`, when it alone declares the encoding: a
+    font renderer (FreeType, in PDFium) also takes an `/Encoding` from the encrypted part before
+    its `/Private` dictionary, and the last of several, so a program with an `/Encoding` there,
+    or with two, is None (its encoding unknown), as is one stored otherwise than plain or Flate."""
+    filters = program.dict.get("Filter")
+    if filters is None:
+        data = program.raw[:2 * _CLEARTEXT]
+    elif filters in ("FlateDecode", ["FlateDecode"]):
+        import zlib
+
+        try:
+            data = zlib.decompressobj().decompress(program.raw, 2 * _CLEARTEXT)
+        except zlib.error:
+            return None
+    else:
+        return None
+    end = data.find(b"eexec")
+    if end < 0 or end > _CLEARTEXT or data.count(b"/Encoding", 0, end) > 1:
+        return None
+    private = _decrypted(data[end + 5:].lstrip(b" \t\r\n"))
+    return data[:end] if private is not None and b"/Encoding" not in private else None
+
+
+# eexec encryption (Adobe Type 1 Font Format, 7.2): its key and constants
+_EEXEC_KEY, _C1, _C2 = 55665, 52845, 22719
+
+
+def _decrypted(cipher: bytes) -> bytes | None:
+    """The encrypted part of a Type 1 program decrypted up to its `/Private` dictionary (binary,
+    or hexadecimal as a renderer takes it when its first four bytes are hex digits); None when
+    it has none within what was read."""
+    if re.fullmatch(rb"[0-9A-Fa-f]{4}", cipher[:4]):
+        digits = re.sub(rb"[^0-9A-Fa-f]", b"", cipher)
+        cipher = bytes.fromhex(digits[: len(digits) // 2 * 2].decode("ascii"))
+    r = _EEXEC_KEY
+    plain = bytearray()
+    for c in cipher:
+        plain.append(c ^ (r >> 8))
+        r = ((c + r) * _C1 + _C2) & 0xFFFF
+        if plain.endswith(b"/Private"):
+            return bytes(plain[4:])
+    return None
 
 
 def _standard_font(pdf: PdfFile, font: dict[str, Any]) -> bool:
@@ -208,3 +359,88 @@ def _hex(text: bytes) -> bytes:
 
 def _utf16(data: bytes) -> str:
     return data.decode("utf-16-be", "replace")
+
+
+# -- the codes page 1 shows in each font -----------------------------------------------------------
+# A content stream's tokens: a literal string's opening parenthesis (read on by _literal), a hex
+# string, a name, a dictionary's brackets, a comment, an operator or number. Compiled on first use.
+_CONTENT = rb"\(|<<|>>|<([0-9A-Fa-f\s]*)>|/([^\s/\[\]()<>{}%]*)|%[^\r\n]*|([^\s/\[\]()<>{}%]+)|[\[\]{}]"
+_SHOWING = frozenset({b"Tj", b"TJ", b"'", b'"'})
+# Tokens read for the codes shown, at most, page 1 in all (a real page 1 has tens of thousands):
+# past them every code of every font counts as shown.
+MAX_TOKENS = 400_000
+
+
+def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]], budget: list[int]) -> bool:
+    """Add to `used` (by font key) each one-byte code that `data`, a content stream whose font
+    resources `fonts` names (resource name to font key), shows with Tj, TJ, ' and ". Inline
+    images are skipped whole; a string that does not end ends the reading. False when it spent
+    budget[0] tokens before its end (then what it found is not all that is shown)."""
+    font: int | None = None
+    name: str | None = None
+    strings: list[bytes] = []
+    at = 0
+    tokens = re.compile(_CONTENT)
+    while True:
+        m = tokens.search(data, at)
+        if m is None:
+            return True
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        at = m.end()
+        token = m.group(0)
+        if token == b"(":
+            literal = _literal(data, at)
+            if literal is None:
+                return True
+            at, text = literal
+            strings.append(text)
+        elif m.group(1) is not None:
+            strings.append(_hex(m.group(1)))
+        elif m.group(2) is not None:
+            name = m.group(2).decode("latin-1")
+        elif m.group(3) is not None:
+            word = m.group(3)
+            if word == b"Tf":
+                font = fonts.get(name or "")
+            elif word in _SHOWING:
+                if font is not None:
+                    used.setdefault(font, set()).update(b for text in strings for b in text)
+                strings = []
+            elif word == b"ID":  # an inline image's data, up to EI
+                end = re.compile(rb"\sEI(?![^\s/\[\]()<>{}%])").search(data, at)
+                at = end.end() if end else len(data)
+            elif not word[:1].isdigit() and word[:1] not in b"+-.":
+                strings = []  # another operator: what it took is no text shown
+
+
+def _literal(data: bytes, at: int) -> tuple[int, bytes] | None:
+    """A literal string's bytes from `at` (after its opening parenthesis) to its balanced end, as
+    (where it ends, its bytes with escapes undone); None when it does not end."""
+    out = bytearray()
+    depth = 1
+    special = re.compile(rb"[\\()]")
+    while True:
+        m = special.search(data, at)
+        if m is None:
+            return None
+        out += data[at:m.start()]
+        c = m.group(0)
+        if c == b"\\":
+            escape = data[m.end():m.end() + 1]
+            at = m.end() + 1
+            octal = re.match(rb"[0-7]{1,3}", data[m.end():m.end() + 3])
+            if octal:
+                out.append(int(octal.group(0), 8) & 0xFF)
+                at = m.end() + len(octal.group(0))
+            elif escape in b"nrtbf":
+                out += {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}[escape] if escape else b""
+            elif escape not in b"\r\n":
+                out += escape
+            continue
+        at = m.end()
+        depth += 1 if c == b"(" else -1
+        if depth == 0:
+            return at, bytes(out)
+        out += c

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from ..value import TYPE_CHECKING, NamedTuple
+from ..value import TYPE_CHECKING, LazyPattern, NamedTuple
 from .errors import PdfSyntaxError, TooDeep
 
 if TYPE_CHECKING:
@@ -54,22 +54,6 @@ class Stream:
 
     def __repr__(self) -> str:
         return f"Stream({self.dict!r}, {len(self.raw)} bytes)"
-
-
-class LazyPattern:
-    """A regex compiled on first use, for the rare paths (damaged xrefs, `#` in names, tokens
-    the one-call atom misses): compiling costs more than the stamp that never needs it."""
-
-    def __init__(self, source: bytes | str) -> None:
-        self.source = source
-
-    def __getattr__(self, name: str) -> Any:
-        # Called only while an attribute is missing: the first use compiles and keeps the
-        # pattern's methods on the instance, so later calls cost what a compiled one's do.
-        compiled = re.compile(self.source)
-        for method in ("match", "fullmatch", "search", "finditer", "findall", "sub"):
-            setattr(self, method, getattr(compiled, method))
-        return getattr(compiled, name)
 
 
 WHITESPACE = b"\x00\t\n\x0c\r "
@@ -399,7 +383,7 @@ def _write(value: Any, out: list[bytes]) -> None:
         raise TypeError(f"cannot write {type(value).__name__} as PDF")
 
 
-_PLAIN_NAME = re.compile(r"[!-~]*")
+_PLAIN_NAME = LazyPattern(r"[!-~]*")
 _NAME_SPECIAL = frozenset(DELIMITERS + b"#")
 
 

@@ -136,26 +136,88 @@ def _measure_in(pdf: PdfFile, index: int = 0) -> Hidden:
     forms_off = _forms(pdf, resources, budget, off, set(), 0, fonts, decoded)
     _drawn(pdf, data, resources, decoded, {})
     names = frozenset(_name(pdf, ref) for ref in off.values())
-    return Hidden(names - {""}, forms_off, _untrue_fonts(pdf, fonts))
+    untrue, told, why = _judged_fonts(pdf, fonts, _Used(pdf, data, resources, decoded))
+    return Hidden(names - {""}, forms_off, untrue, told, why)
 
 
-def _untrue_fonts(pdf: PdfFile, fonts: dict[int, Any]) -> frozenset[str]:
-    """The base font names of the fonts page 1 may use whose text layer says other letters than
-    their glyphs draw (pithtex/pdf/glyphs.py): no text in a font of that name counts. One
-    without a name leaves nothing to tell its text by: _Untrue, the page is not read."""
-    from .glyphs import lies
+class _Used:
+    """The codes page 1 shows in each font (by its key in `fonts`), read from its content only
+    when a font's text layer is in doubt: a TeX font's ToUnicode map covers its whole encoding,
+    codes the subset leaves undrawn included, and only the codes shown are judged."""
 
-    untrue = set()
+    def __init__(self, pdf: PdfFile, data: bytes, resources: Any, decoded: dict[int, bytes]) -> None:
+        self.pdf, self.data, self.resources, self.decoded = pdf, data, resources, decoded
+        self.codes: dict[int, set[int]] | None = None
+        self.whole = True  # read to its end, within glyphs.MAX_TOKENS
+
+    def of(self, key: int) -> frozenset[int] | None:
+        """The codes shown in the font; None: not known (every code then counts)."""
+        from .glyphs import MAX_TOKENS
+
+        if self.codes is None:
+            self.codes = {}
+            self._read(self.data, self.resources, set(), [MAX_TOKENS])
+        return frozenset(self.codes.get(key, ())) if self.whole else None
+
+    def _read(self, data: bytes, resources: Any, seen: set[int], budget: list[int]) -> None:
+        from .glyphs import shown_codes
+
+        if not isinstance(resources, dict) or self.codes is None or not self.whole:
+            return
+        table = self.pdf.resolve(resources.get("Font"))
+        names = {name: value.num if isinstance(value, Ref) else id(self.pdf.resolve(value))
+                 for name, value in (table.items() if isinstance(table, dict) else [])}
+        self.whole = shown_codes(data, names, self.codes, budget)
+        xobjects = self.pdf.resolve(resources.get("XObject"))
+        for value in (xobjects.values() if isinstance(xobjects, dict) else []):
+            if isinstance(value, Ref) and value.num in self.decoded and value.num not in seen:
+                seen.add(value.num)
+                form = self.pdf.resolve(value)
+                inner = self.pdf.resolve(form.dict.get("Resources")) if isinstance(form, Stream) else None
+                self._read(self.decoded[value.num], inner if isinstance(inner, dict) else resources, seen, budget)
+
+
+def _judged_fonts(pdf: PdfFile, fonts: dict[int, Any],
+                  used: _Used) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str], ...]]:
+    """The fonts (by glyphs.font_key) whose text layer says other letters than their glyphs
+    (pdf/glyphs.py: no text in them counts), those whose glyphs can be told from their text
+    layer, and why each other one cannot (a name any untold font bears is untold, whatever else
+    bears it). A font found wanting is judged again by the codes page 1 shows in it. One that
+    lies and has no name leaves nothing to tell its text by: _Untrue, the page is not read."""
+    from .glyphs import font_key, judged
+
+    untrue: set[str] = set()
+    told: set[str] = set()
+    why: dict[str, str] = {}
     for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
-        lie = lies(pdf, font)
-        if lie is None:
-            continue
-        named = font.get("BaseFont") if isinstance(font, dict) else None
-        if not isinstance(named, str) or not named:
-            raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), so "
-                          "its text is not what a reader sees")
-        untrue.add(named)
-    return frozenset(untrue)
+        lie, reason = judged(pdf, font, None)
+        if (lie or reason) and isinstance(font, dict) and font.get("Subtype") != "Type0":
+            lie, reason = judged(pdf, font, used.of(key))
+        names = _font_names(pdf, font)
+        if lie is not None:
+            if not names or not names[0]:
+                raise _Untrue(f"page 1's text layer says other letters than its glyphs draw (font {key}: {lie}), "
+                              "so its text is not what a reader sees")
+            untrue.add(font_key(names[0]))  # as PDFium names it (no subset tag)
+        for name in names:
+            if reason is None:
+                told.add(font_key(name))
+            else:
+                why.setdefault(font_key(name), reason)
+    # a name PDFium cannot give is no font's
+    return frozenset(untrue), frozenset(told - why.keys() - {""}), tuple(why.items())
+
+
+def _font_names(pdf: PdfFile, font: Any) -> list[str]:
+    """A font's /BaseFont, and a composite font's descendant's (the one PDFium names)."""
+    if not isinstance(font, dict):
+        return []
+    names = [font.get("BaseFont")]
+    descendants = pdf.resolve(font.get("DescendantFonts"))
+    if isinstance(descendants, list) and descendants:
+        first = pdf.resolve(descendants[0])
+        names.append(first.get("BaseFont") if isinstance(first, dict) else None)
+    return [name if isinstance(name, str) else "" for name in names]
 
 
 def _collect_fonts(pdf: PdfFile, resources: dict[str, Any], fonts: dict[int, Any], budget: list[int]) -> None:

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import ctypes
 import math
-import re
+from itertools import groupby, repeat
 
 from ..limits import MAX_FORM_DEPTH, MAX_RENDER_PIXELS
 from ..value import TYPE_CHECKING, NamedTuple
 from . import seen as pg
+from .glyphs import font_key
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
     from typing import Any
 
@@ -136,7 +138,48 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
     pieces = [piece for piece in pieces if not piece.ink or piece.size >= floor]
     pieces, covered = _rendered(raw, doc, page, scene, pieces, body)
     lines = _lines(pieces)
-    return pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box, unseen + small + covered)
+    return _as_pixels_read(raw, doc, page, scene, hidden,
+                           pg.PageOne(tuple(lines), body, stamp, _uris(raw, doc, page), None, box,
+                                      unseen + small + covered))
+
+
+def _as_pixels_read(raw: Any, doc: Any, page: Any, scene: _Scene, hidden: pg.Hidden, seen: pg.PageOne) -> pg.PageOne:
+    """`seen`, and where its title is set in a font whose glyphs cannot be told from its text
+    layer (pdf/glyphs.py's `untold`), what the rendered title band reads (pdf/ocr.py)."""
+    from .page import title_lines
+
+    lines = title_lines(seen)
+    if not lines:
+        return seen
+    band = _union([line.bbox for line in lines])
+    why = _untold_in(raw, scene, hidden, band)
+    if why is None:
+        return seen
+    from . import ocr
+
+    size = max(line.size for line in lines)
+    margin = size * ocr.MARGIN
+    region = (band[0] - margin, band[1] - margin, band[2] + margin, band[3] + margin)
+    area = max((region[2] - region[0]) * (region[3] - region[1]), 1.0)
+    view = _Device(raw, page, min(ocr.PIXELS_PER_SIZE / max(size, 1.0), math.sqrt(MAX_RENDER_PIXELS / area)),
+                   region)
+    if view.width <= 0 or view.height <= 0:
+        return seen._replace(untold=why, pixels_problem="its title lies outside the page")
+    text, problem = ocr.read_image(view.render(doc))
+    return seen._replace(untold=why, pixels=text, pixels_problem=problem)
+
+
+def _untold_in(raw: Any, scene: _Scene, hidden: pg.Hidden, band: pg.Box) -> str | None:
+    """Why a visible text object in `band` (page 1's title lines) cannot be taken at its word:
+    its font is not one whose glyphs can be told from its text layer; None when none is."""
+    why = dict(hidden.untold_why)
+    for address, text in scene.texts.items():
+        if not text.visible or _overlap(text.bbox, band) == 0:
+            continue
+        name = font_key(_font_name(raw, scene.handles[address]))
+        if name not in hidden.told_fonts:
+            return f"{name or 'a font without a name'}, {why.get(name, 'a font page 1 does not name')}"
+    return None
 
 
 # A character of page 1's top part (where its title is) counts only where the page, rendered
@@ -185,9 +228,11 @@ def _unseen(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece], 
     boxes = {i: view.box(pieces[i].bbox) for i in checked}
     for group in _apart(boxes, pieces):
         after = _without(raw, doc, view, [scene.handles[address] for address in group])
-        changed = ImageChops.difference(before, after).point(lambda level: 255 if level > INK_LEVEL else 0)
-        ink.update(dict.fromkeys(group, changed.tobytes()))
-    return {i for i in checked if not _inked(ink[pieces[i].obj], view.width, view.height, boxes[i])}
+        ink.update(dict.fromkeys(group, ImageChops.difference(before, after).point(_INK_TABLE)))
+    return {i for i in checked if not _inked(ink[pieces[i].obj], boxes[i])}
+
+
+_INK_TABLE = [255 if level > INK_LEVEL else 0 for level in range(256)]  # a grey level's change: ink or not
 
 
 # Renderings of page 1 without some of its text, at most: objects whose characters touch are
@@ -288,22 +333,22 @@ class _Device:
             if doc.formenv:
                 raw.FPDF_FFLDraw(doc.formenv.raw, bitmap, self.page.raw, *args)
             stride = raw.FPDFBitmap_GetStride(bitmap)
-            data = ctypes.string_at(raw.FPDFBitmap_GetBuffer(bitmap), stride * self.height)
+            pixels = (ctypes.c_ubyte * (stride * self.height)).from_address(raw.FPDFBitmap_GetBuffer(bitmap))
+            # grey: one channel (the first byte of each BGRx pixel) says it; read by PIL in C from
+            # PDFium's own buffer, and copied out (getchannel) before the bitmap is destroyed
+            return Image.frombuffer("RGBA", (self.width, self.height), pixels, "raw", "RGBA", stride, 1).getchannel(0)
         finally:
             raw.FPDFBitmap_Destroy(bitmap)
-        rows = data if stride == 4 * self.width else b"".join(
-            data[row * stride: row * stride + 4 * self.width] for row in range(self.height))
-        return Image.frombytes("L", (self.width, self.height), rows[0::4])  # grey: one channel says it
 
 
-def _inked(ink: bytes, width: int, height: int, box: tuple[int, int, int, int]) -> bool:
-    """Enough of the pixels in `box` changed (`ink`: the changed pixels, 255 a row of `width`)."""
+def _inked(ink: Any, box: tuple[int, int, int, int]) -> bool:
+    """Enough of the pixels in `box` changed (`ink`: a PIL image of the changed pixels, 255 each)."""
     left, top, right, bottom = box
     area = max(right - left, 1) * max(bottom - top, 1)
     # a pixel more on each side: a rule or a hyphen's box may be thinner than one pixel
-    left, right = max(left - 1, 0), min(right + 1, width)
-    changed = sum(ink.count(255, row * width + left, row * width + right)
-                  for row in range(max(top - 1, 0), min(bottom + 1, height)))
+    left, top, right, bottom = max(left - 1, 0), max(top - 1, 0), min(right + 1, ink.width), min(bottom + 1, ink.height)
+    # counted in C (the box cut out, its histogram's top bin), not a row at a time
+    changed = ink.crop((left, top, right, bottom)).histogram()[255] if right > left and bottom > top else 0
     return changed >= max(1.0, INK_SHARE * area)
 
 
@@ -336,7 +381,7 @@ def _walk(raw: Any, objects: list[Any], clip: pg.Box | None, in_hidden: bool,
             if transparent and mode in _FILL_AND_STROKE:
                 colour, transparent = _colour(raw, obj, stroke=True)  # its outline still shows
             size, squeezed = _size(raw, obj, outer)
-            untrue = bool(hidden.untrue_fonts) and _font_name(raw, obj) in hidden.untrue_fonts
+            untrue = bool(hidden.untrue_fonts) and font_key(_font_name(raw, obj)) in hidden.untrue_fonts
             visible = not (off or mode in _INVISIBLE_MODES or transparent or squeezed or untrue)
             address = _address(obj)
             scene.texts[address] = _Text(visible, colour, here, scene.count, _mapped_box(outer, _bounds(raw, obj)),
@@ -410,7 +455,9 @@ class _Cells:
                 for y in span(box[1], box[3], self.bottom, self.height)]
 
     def near(self, box: pg.Box) -> list[_Fill]:
-        found = {fill.order: fill for cell in self._cells(box) for fill in self.cells.get(cell, ())}
+        found: dict[int, _Fill] = {}
+        if self.cells:  # else no opaque shape on the page (most pages): no cells to look in
+            found = {fill.order: fill for cell in self._cells(box) for fill in self.cells.get(cell, ())}
         self.work += len(found) + 1
         if self.work > pg.MAX_WORK:
             raise TooTangled(f"page 1's text and shapes overlap too much to tell what it shows (over "
@@ -429,83 +476,201 @@ class _Piece(NamedTuple):
     obj: int = 0  # the address of the text object that drew it, when it is one character to render-check
 
 
+def _piece(values: tuple[str, float, pg.Box, int, int]) -> _Piece:
+    """A _Piece of all five fields, made as the tuple it is (a thousand a page: NamedTuple's
+    own constructor, written in Python, cost more than the rest of making one)."""
+    return tuple.__new__(_Piece, values)
+
+
+# What page 1's reading asked of PDFium's text page, by function, in this process so far: the
+# per-character calls are the reading's cost (tests/pdf/test_page_speed.py guards them).
+text_calls: dict[str, int] = {"FPDFText_GetText": 0, "FPDFText_GetUnicode": 0, "FPDFText_GetTextObject": 0,
+                              "FPDFText_GetCharBox": 0}
+
+
 def _chars(raw: Any, textpage: Any, scene: _Scene, box: pg.Box) -> tuple[list[_Piece], str | None, int]:
     """The visible characters in the text page's order, as pieces; the stamp band's visible
-    text; how many characters were not visible."""
+    text; how many characters were not visible.
+
+    PDFium is asked in bulk: the page's text in one call, each character's text object and the
+    boxes of the characters read one by one each in a loop that runs in C (map over ctypes
+    functions of our own prototypes); the rest goes a run of one object's characters at a time,
+    character by character only where each character is a piece of its own."""
     count = max(raw.FPDFText_CountChars(textpage), 0)
     cells = _Cells(box, scene.fills)
     states = _states(scene, cells, box)
     chars = _unicode(raw, textpage, count)
-    # the text object of each character, as a plain address (pypdfium2's typed pointer would
-    # cost a cast per character): the same C function, called through a prototype of our own
-    object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
-        ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value or 0)
-    handle = ctypes.cast(textpage, ctypes.c_void_p).value
-    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
-    pieces: list[_Piece] = []
-    run: list[str] = []
-    ink = 0
-    owner: _Text | None = None  # the object the run's characters belong to
-    band: list[str] = []
-    unseen = 0
+    calls = _Calls(raw, textpage)
     band_edge = box[0] + pg.STAMP_BAND
-    # each object's text, state and whether it lies in arXiv's stamp band, looked up once a character
-    middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
     # each object's text, state, whether it lies in arXiv's stamp band, and whether it reaches
     # into the top part (where the title is: its characters are read one by one, each to be
     # checked on the rendered page)
+    middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
     table = {address: (text, states.get(address, HIDDEN), text.bbox[2] <= band_edge, text.bbox[3] >= middle)
              for address, text in scene.texts.items()}
-    nothing = (None, HIDDEN, False, False)
-
-    def flush() -> None:
-        nonlocal run, ink
-        if run and owner is not None:
-            pieces.append(_Piece("".join(run), owner.size, owner.bbox, ink))
-        run, ink = [], 0
-
-    for i, char in enumerate(chars):
-        address = object_of(handle, i) or 0
-        text, state, in_band, on_top = table.get(address, nothing)
-        if char in _BLANK:
-            if in_band:
-                band.append(" ")
-            elif char in "\r\n":
-                flush()
-                pieces.append(_NEWLINE)
-                band.append(" ")
-            else:
-                run.append(" ")
-            continue
+    runs = []  # (its object's entry in `table`, address, first character, past its last)
+    alone_at: list[int] = []  # the characters read one by one, whose boxes PDFium is asked for
+    start = 0
+    for address, same in groupby(calls.objects(count)):
+        end = start + len(list(same))
+        entry = table.get(address or 0, _NOTHING)
+        if entry[0] is not None and entry[1] != HIDDEN and (entry[1] == CHECK or (entry[3] and not entry[2])):
+            alone_at.extend(range(start, end))
+        runs.append((entry, address or 0, start, end))
+        start = end
+    boxes = iter(calls.boxes(alone_at))
+    out = _Out()
+    for (text, state, in_band, on_top), address, start, end in runs:
+        segment = chars[start:end]
         if text is None or state == HIDDEN:
-            unseen += 1
-            continue
-        alone = state == CHECK or (on_top and not in_band)
-        if alone:
-            raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
-            cbox = (left.value, bottom.value, right.value, top.value)
-            if state == CHECK and not _seen(text, cbox, box, cells):
-                unseen += 1
-                continue
-        if in_band:
-            band.append(char)
-            continue
-        if alone:
-            flush()
-            owner = text  # the white space after it belongs to it
-            pieces.append(_Piece(char, text.size, cbox, 1, address if on_top else 0))
-            continue
-        if text is not owner:
-            flush()
-            owner = text
-        run.append(char)
-        ink += 1
-    flush()
-    stamp = " ".join(part for part in "".join(band).split(" ") if part)
+            out.blanks_only(segment, in_band)
+        elif state == CHECK or (on_top and not in_band):
+            out.alone(segment, text, state, in_band, on_top, address, boxes, box, cells)
+        elif in_band:
+            out.band.append(segment.translate(_SPACED))
+        else:
+            out.shown(segment, text)
+    out.flush()
+    stamp = " ".join(part for part in "".join(out.band).split(" ") if part)
     # the stamp from where it starts: what the band holds before it (a figure's margin text,
     # line numbers) is no part of it
-    start = stamp.casefold().find("arxiv")
-    return pieces, stamp[start:] if start >= 0 else None, unseen
+    found = stamp.casefold().find("arxiv")
+    return out.pieces, stamp[found:] if found >= 0 else None, out.unseen
+
+
+_NOTHING: tuple[_Text | None, int, bool, bool] = (None, HIDDEN, False, False)
+_BLANKS = "".join(sorted(_BLANK))
+_SPACED = str.maketrans(dict.fromkeys(_BLANKS, " "))  # white space as the band and a run keep it
+_INKED = str.maketrans(dict.fromkeys(_BLANKS))  # only the characters that are not white space
+_NEWLINES = str.maketrans("\r", "\n")
+
+
+class _Calls:
+    """The two text-page functions asked once a character, called through ctypes prototypes of
+    our own on plain addresses (pypdfium2's typed pointers would cost a cast a call), in loops
+    that run in C, each counted in `text_calls`."""
+
+    def __init__(self, raw: Any, textpage: Any) -> None:
+        self.handle = ctypes.cast(textpage, ctypes.c_void_p).value
+        self.object_of = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+            ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value or 0)
+        self.box_of = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                       ctypes.c_void_p, ctypes.c_void_p)(
+            ctypes.cast(raw.FPDFText_GetCharBox, ctypes.c_void_p).value or 0)
+
+    def objects(self, count: int) -> list[int | None]:
+        """Each character's text object, as an address (None: a character PDFium made up)."""
+        text_calls["FPDFText_GetTextObject"] += count
+        return list(map(self.object_of, repeat(self.handle, count), range(count)))
+
+    def boxes(self, at: list[int]) -> list[pg.Box]:
+        """The boxes (left, bottom, right, top) of the characters `at`, as FPDFText_GetCharBox
+        gives them; one it fails for keeps the box before it, as one c_double each would."""
+        n = len(at)
+        text_calls["FPDFText_GetCharBox"] += n
+        values = (ctypes.c_double * (4 * n + 4))()
+        base = ctypes.addressof(values) + 32  # slot 0: the box before the first (none: zeros)
+        size = 32 * n
+        done = list(map(self.box_of, repeat(self.handle, n), at, range(base, base + size, 32),
+                        range(base + 16, base + size, 32), range(base + 8, base + size, 32),
+                        range(base + 24, base + size, 32)))
+        flat = values[:]
+        boxes: list[pg.Box] = list(zip(flat[4::4], flat[5::4], flat[6::4], flat[7::4], strict=True))
+        if not all(done):
+            for i, ok in enumerate(done):
+                if not ok:
+                    boxes[i] = boxes[i - 1] if i else (0.0, 0.0, 0.0, 0.0)
+        return boxes
+
+
+class _Out:
+    """What `_chars` makes of the runs, in their order: the pieces, the stamp band's text, the
+    characters not seen; `run` and `ink` are the piece being made, of `owner`'s characters."""
+
+    def __init__(self) -> None:
+        self.pieces: list[_Piece] = []
+        self.band: list[str] = []
+        self.unseen = 0
+        self.run: list[str] = []
+        self.ink = 0
+        self.owner: _Text | None = None  # the object the run's characters belong to
+
+    def flush(self) -> None:
+        if self.run and self.owner is not None:
+            self.pieces.append(_piece(("".join(self.run), self.owner.size, self.owner.bbox, self.ink, 0)))
+        self.run, self.ink = [], 0
+
+    def blank(self, char: str, in_band: bool) -> None:
+        """White space: the band's, a line break (the band gets a space too), or the run's."""
+        if in_band:
+            self.band.append(" ")
+        elif char in "\r\n":
+            self.flush()
+            self.pieces.append(_NEWLINE)
+            self.band.append(" ")
+        else:
+            self.run.append(" ")
+
+    def blanks_only(self, segment: str, in_band: bool) -> None:
+        """An object none of whose characters is seen: only its white space is kept."""
+        inked = len(segment.translate(_INKED))
+        self.unseen += inked
+        if inked == len(segment):
+            return
+        if in_band:
+            self.band.append(" " * (len(segment) - inked))
+            return
+        for char in segment:
+            if char in _BLANK:
+                self.blank(char, in_band)
+
+    def shown(self, segment: str, text: _Text) -> None:
+        """A wholly shown object's characters, in the run of the object that drew them."""
+        lines = segment.translate(_NEWLINES).split("\n")
+        for i, part in enumerate(lines):
+            if i:
+                self.blank("\n", False)
+            if not part:
+                continue
+            spaced = part.translate(_SPACED)
+            lead = len(spaced) - len(spaced.lstrip(" "))
+            if lead == len(spaced):
+                self.run.append(spaced)
+                continue
+            if lead:
+                self.run.append(spaced[:lead])
+            if text is not self.owner:
+                self.flush()
+                self.owner = text
+            self.run.append(spaced[lead:])
+            self.ink += len(part.translate(_INKED))
+
+    def alone(self, segment: str, text: _Text, state: int, in_band: bool, on_top: bool, address: int,
+              boxes: Iterator[pg.Box], page: pg.Box, cells: _Cells) -> None:
+        """An object whose characters are each a piece (or each checked): its box, its own."""
+        obj = address if on_top else 0
+        if state != CHECK and not in_band and len(segment.translate(_INKED)) == len(segment):
+            # glyphs only, each shown (the common case, the top part's text): each a piece
+            if self.run:
+                self.flush()
+            self.owner = text  # the white space after them belongs to it
+            size = text.size
+            # (`boxes` holds the rest of the page's too: zip takes as many as the segment has)
+            self.pieces.extend([_piece((char, size, cbox, 1, obj)) for char, cbox in zip(segment, boxes, strict=False)])
+            return
+        for char in segment:
+            cbox = next(boxes)
+            if char in _BLANK:
+                self.blank(char, in_band)
+            elif state == CHECK and not _seen(text, cbox, page, cells):
+                self.unseen += 1
+            elif in_band:
+                self.band.append(char)
+            else:
+                if self.run:  # (an empty run has no ink: nothing to flush)
+                    self.flush()
+                self.owner = text  # the white space after it belongs to it
+                self.pieces.append(_piece((char, text.size, cbox, 1, obj)))
 
 
 _NOWHERE: pg.Box = (0.0, 0.0, 0.0, 0.0)
@@ -519,28 +684,33 @@ def _body_size(pieces: list[_Piece], box: pg.Box) -> float:
     and footnotes, and takes its body text for display text."""
     middle = box[1] + (box[3] - box[1]) * (1 - pg.TOP_PART)
     for chosen in ([piece for piece in pieces if piece.ink and piece.bbox[3] < middle], pieces):
-        counts: dict[float, int] = {}
+        exact: dict[float, int] = {}  # summed by exact size first: a page has few sizes, and many pieces
         for piece in chosen:
             if piece.ink:
-                counts[round(piece.size, 1)] = counts.get(round(piece.size, 1), 0) + piece.ink
+                exact[piece.size] = exact.get(piece.size, 0) + piece.ink
+        counts: dict[float, int] = {}
+        for size, count in exact.items():
+            counts[round(size, 1)] = counts.get(round(size, 1), 0) + count
         if counts:
             return max(counts, key=lambda size: (counts[size], -size))
     return 0.0
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _unicode(raw: Any, textpage: Any, count: int) -> str:
     """The text page's characters, one str character each: in one call, unless a character
     beyond the BMP (two UTF-16 units) would shift the rest; then one call a character."""
     buf = (ctypes.c_ushort * (count + 1))()
+    text_calls["FPDFText_GetText"] += 1
     written = raw.FPDFText_GetText(textpage, 0, count, buf)
     units = bytes(buf)[: max(written - 1, 0) * 2]
     if written - 1 == count:
-        text = units.decode("utf-16-le", "surrogatepass")
-        if len(text) == count and not _SURROGATE.search(text):
+        try:
+            text = units.decode("utf-16-le")  # a lone surrogate fails; a pair makes one character of two
+        except UnicodeDecodeError:
+            text = ""
+        if len(text) == count:
             return text
+    text_calls["FPDFText_GetUnicode"] += count
     return "".join(chr(raw.FPDFText_GetUnicode(textpage, i) or 0xFFFD) for i in range(count))
 
 
@@ -581,21 +751,27 @@ def _line(run: list[_Piece]) -> pg.Line | None:
     glyphs = [piece for piece in run if piece.ink]
     if not glyphs:
         return None
-    sizes: dict[float, int] = {}
+    by_size: dict[float, int] = {}  # each size's characters, summed before rounding (a line has few sizes)
     for piece in glyphs:
-        sizes[round(piece.size, 1)] = sizes.get(round(piece.size, 1), 0) + piece.ink
+        by_size[piece.size] = by_size.get(piece.size, 0) + piece.ink
+    sizes: dict[float, int] = {}
+    for exact, count in by_size.items():
+        sizes[round(exact, 1)] = sizes.get(round(exact, 1), 0) + count
     size = max(sizes, key=lambda s: (sizes[s], s))
-    parts: list[str] = []
-    last = None
-    for piece in run:
-        if piece.ink and last is not None and abs(piece.size - last) > 0.2 * max(piece.size, last):
-            parts.append(" ")
-        parts.append(piece.text)
-        last = piece.size if piece.ink else last
-    text = " ".join(part for part in "".join(parts).split(" ") if part)
-    boxes = [piece.bbox for piece in glyphs]
-    bbox = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-    return pg.Line(text, size, bbox)
+    if len(by_size) == 1:  # one size: no break to add
+        joined = "".join([piece.text for piece in run])
+    else:
+        parts: list[str] = []
+        last = None
+        for piece in run:
+            if piece.ink and last is not None and abs(piece.size - last) > 0.2 * max(piece.size, last):
+                parts.append(" ")
+            parts.append(piece.text)
+            last = piece.size if piece.ink else last
+        joined = "".join(parts)
+    text = " ".join(part for part in joined.split(" ") if part)
+    lefts, bottoms, rights, tops = zip(*[piece.bbox for piece in glyphs], strict=True)
+    return pg.Line(text, size, (min(lefts), min(bottoms), max(rights), max(tops)))
 
 
 def _marked_off(raw: Any, obj: Any, hidden: pg.Hidden) -> bool:

@@ -16,9 +16,9 @@ import zlib
 from pathlib import Path
 
 from ..files import open_input
-from ..value import TYPE_CHECKING
+from ..value import TYPE_CHECKING, LazyPattern
 from .errors import Damaged, EncryptionError, Oversize, PdfSyntaxError, SavedWebPage, Shrunk, TooDeep
-from .objects import WHITESPACE, LazyPattern, Name, NeedMore, Parser, Ref, Stream
+from .objects import WHITESPACE, Name, NeedMore, Parser, Ref, Stream
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 MAX_SECTIONS = 512
 MAX_OBJECTS = 10_000_000
 _STARTXREF = re.compile(rb"startxref[\x00\t\n\x0c\r ]+(\d+)")
-_TABLE_ENTRY = re.compile(rb"(\d{10}) (\d{5}) ([nf])(?:\r\n| \r| \n)")
+_TABLE_ENTRY = LazyPattern(rb"(\d{10}) (\d{5}) ([nf])(?:\r\n| \r| \n)")
 _LOOSE_ENTRY = LazyPattern(rb"[\x00\t\n\x0c\r ]*(\d+)[ ]+(\d+)[ ]+([nf])")
 _HEADER = re.compile(rb"%PDF-(\d\.\d)")
 _OBJSTM_PAIR = re.compile(rb"[\x00\t\n\x0c\r ]*(\d{1,10})[\x00\t\n\x0c\r ]+(\d{1,10})")

@@ -62,6 +62,11 @@ class PageOne(NamedTuple):
     problem: str | None = None
     box: Box = (0.0, 0.0, 612.0, 792.0)  # the crop box
     hidden: int = 0  # characters drawn on page 1 that a reader does not see
+    # Its title set in a font whose glyphs its text layer cannot be checked against (why, as
+    # glyphs.untold says), what the rendered title reads (pdf/ocr.py), or why it was not read.
+    untold: str | None = None
+    pixels: str | None = None
+    pixels_problem: str | None = None
 
     @property
     def text(self) -> str:
@@ -74,5 +79,9 @@ class Hidden(NamedTuple):
 
     names: frozenset[str]
     forms_off: bool
-    # base font names whose ToUnicode map says other letters than their glyphs (pdf/glyphs.py)
+    # fonts (glyphs.font_key) whose ToUnicode map says other letters than their glyphs (pdf/glyphs.py)
     untrue_fonts: frozenset[str] = frozenset()
+    # fonts (glyphs.font_key) whose glyphs can be told from their text layer; every other font's
+    # text is taken at its word only once the rendered page reads the same (glyphs.untold)
+    told_fonts: frozenset[str] = frozenset()
+    untold_why: tuple[tuple[str, str], ...] = ()  # (font, why) for the fonts not told

@@ -66,11 +66,14 @@ def facts_and_shown(path: str | Path, password: bytes | None = None,
                     pages: int | None = None, index: int = 0) -> tuple[Facts, Shown]:
     """A PDF's pith facts (links on `pages` pages, as `facts_of`) and what it shows, from one
     opening of the file in pithtex's reader (its cross-reference and object streams parsed
-    once). UnreadablePdf (one sentence) when it is no PDF; page 1's problems end up in the Shown."""
-    from .facts import opened_pdf, read_facts
+    once). UnreadablePdf (one sentence) when it is no PDF, or its metadata inflates past what
+    metadata is; page 1's problems end up in the Shown."""
+    from .facts import opened_pdf, read_facts, refuse_inflated_metadata
 
     with opened_pdf(path, password) as pdf:
         facts = read_facts(pdf, pages)
+        if facts.xmp is not None and facts.xmp.error is not None:  # a packet too large to be metadata?
+            refuse_inflated_metadata(pdf, path)
         return facts, shown_of(path, password, facts, pdf, index)
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..value import LazyPattern
+
 # Letters NFKD does not take apart, as the text extractor may give them either way.
 _LETTERS = str.maketrans({"ı": "i", "ȷ": "j", "ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D",
                           "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "Þ": "TH", "ð": "d"})
@@ -188,8 +190,8 @@ def words(text: str) -> set[str]:
 
 
 # What PDF producers and arXiv put in Info /Title or on page 1 that is no paper's title.
-_NOT_A_TITLE = re.compile(r"^\s*(doi:|arxiv:|https?://|www\.|microsoft word -|untitled\b)|arxiv:\s*[a-z.-]*/?\d"
-                          r"|\.(dvi|pdf|tex|docx?|odt|rtf|e?ps|indd)\s*$", re.I)
+_NOT_A_TITLE = LazyPattern(r"(?i)^\s*(doi:|arxiv:|https?://|www\.|microsoft word -|untitled\b)|arxiv:\s*[a-z.-]*/?\d"
+                            r"|\.(dvi|pdf|tex|docx?|odt|rtf|e?ps|indd)\s*$")  # compiled on first use
 
 
 def is_title(text: str) -> bool:

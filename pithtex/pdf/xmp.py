@@ -25,9 +25,8 @@ import re
 
 from .. import brand
 from ..limits import MAX_XMP_PACKET as MAX_PACKET  # larger is not metadata: refused unparsed
-from ..value import TYPE_CHECKING
+from ..value import TYPE_CHECKING, LazyPattern
 from .errors import XmpError, XmpWriteError
-from .objects import LazyPattern
 
 # ElementTree is imported where a tree is built (a new packet needs none), and `typing`
 # is for checkers only: together they cost a stamp ~3 ms, its own work takes about as long.

@@ -36,6 +36,31 @@ def test_a_mark_moved_into_a_footnote_is_not_the_end_of_the_block(tmp_path, rout
     assert_centred_on(badge, words, "quokka")
 
 
+# -- a title block that fills page 1 to its foot in boxes that cannot break (PoS) ------------------
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_block_that_runs_to_the_page_s_foot_puts_the_badge_under_the_title(tmp_path, route):
+    """PoS sets a collaboration's authors as one \\vtop and their addresses as one \\vbox: page 1
+    ends with them, and the badge after the block's last mark opened page 2. With no room
+    below the block on its page, the badge goes right under the title, and the log says why.
+    A third run judges the second's marks, where the addresses went on to page 2: the same."""
+    for passes in (2, 3):
+        (folder := tmp_path / f"passes{passes}").mkdir()
+        run, badge, words = placed(folder, "longcollab", route, passes=passes)
+        assert_under(badge, words, "report", "lovelace")
+        assert_flush_left_with(badge, words, "quokka")
+        assert "Badge placed under the title: the title block runs to the foot of page 1" in flat_log(run.log)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_an_item_first_typeset_on_a_later_page_does_not_move_the_badge_under_the_title(tmp_path, route):
+    """Only an item that starts on the title's page and ends on the next runs the block past
+    page 1: a date the class sets at the paper's end (its marks on page 2) is no part of it,
+    and the badge stays under the authors."""
+    run, badge, words = placed(tmp_path, "latedate", route, passes=3)
+    assert_under(badge, words, "lovelace", "kelp")
+    assert "Badge placed under the title" not in flat_log(run.log)
+
+
 # -- /PithTitle: clean or left out with one warning -------------------------------------------------
 def pith_title(pdf) -> str | None:
     from pypdf import PdfReader
@@ -62,6 +87,16 @@ def test_a_title_measured_in_a_box_first_is_left_out_of_info_with_one_warning(tm
     run = compile_fixture(tmp_path, "measured", route, passes=1)
     assert pith_title(run.pdf) is None
     assert flat_log(run.log).count("Package pith Warning: The title holds commands that are not text") == 1
+    assert the_badge(run.pdf).page == 1
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_title_stored_as_a_class_command_gives_its_argument_as_pith_title(tmp_path, route):
+    """aastex 5 stores each \\title as \\make@title{...}, which sets it in `center`: purifying it
+    for /PithTitle expanded the list code's conditionals, and an \\iffalse skipped the rest of
+    the document (`Incomplete \\iffalse', no PDF)."""
+    run = compile_fixture(tmp_path, "titlecmd", route, passes=1)
+    assert pith_title(run.pdf) == "A Quokka Title Typeset by a Command of the Class"
     assert the_badge(run.pdf).page == 1
 
 

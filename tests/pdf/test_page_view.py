@@ -126,19 +126,22 @@ def test_the_page_view_is_one_picklable_value(tmp_path):
 
 # Counts how often a command reads the PDF: Python's audit events name every file opened; the
 # header reads, pithtex's reader (PdfFile) and PDFium's documents are counted where they are made.
+# Each count is a line appended to one file, so the reads a forked worker makes count too.
 COUNTER = """
 import os, sys
 target = os.path.realpath(sys.argv[1])
-counts = {"opened": 0, "header": 0, "reader": 0, "renderer": 0}
+log = os.open(os.environ["COUNT_LOG"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+def note(what):
+    os.write(log, what.encode() + b"\\n")
 def hook(event, args):
     if event == "open" and args and isinstance(args[0], (str, bytes)) and os.path.realpath(args[0]) == target:
-        counts["opened"] += 1
+        note("opened")
 sys.addaudithook(hook)
 
 def counting(owner, name, what):
     real = getattr(owner, name)
     def wrapped(*a, **k):
-        counts[what] += 1
+        note(what)
         return real(*a, **k)
     setattr(owner, name, wrapped)
 
@@ -152,7 +155,10 @@ from pithtex.cli import main
 try:
     code = main(sys.argv[2:])
 finally:
-    print(" ".join(f"{what} {n}" for what, n in counts.items()), file=sys.stderr)
+    with open(os.environ["COUNT_LOG"]) as counted:
+        seen = counted.read().split()
+    print(" ".join(f"{what} {seen.count(what)}" for what in ("opened", "header", "reader", "renderer")),
+          file=sys.stderr)
 sys.exit(code)
 """
 
@@ -160,7 +166,8 @@ sys.exit(code)
 def counted(fake: FakeResolver, tmp_path: Path, key: TestKey, pdf: Path, *args: str) -> tuple[int, str]:
     proc = subprocess.run([sys.executable, "-c", COUNTER, str(pdf), *args, "--base-url", fake.base,
                            "--keys", str(key.key_file(tmp_path))], capture_output=True, text=True, timeout=120,
-                          env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
+                          env={"XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
+                               "COUNT_LOG": str(tmp_path / "counts")})
     return proc.returncode, proc.stderr.strip().splitlines()[-1]
 
 

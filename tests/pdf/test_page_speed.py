@@ -1,0 +1,116 @@
+"""What reading page 1 and starting `verify` cost, guarded as counts (issue 32, "slow for one
+file"; the times are bench/page_one.py's): PDFium's text page asked once for the page's text and
+once a character for its text object, boxes only for the characters that need one; `verify
+--help` and `verify one.pdf` importing none of what they do not use (no PDFium for help, no
+`dataclasses` with `inspect` and `ast` for either), and no regex compiled at import that the
+command leaves unused."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pithtex.pdf import pdfium
+from pithtex.pdf.page import read_page_one
+
+from ..arxivkit import NEW_STAMP, arxiv_pdf
+from ..recordkit import TestKey, canonical, full_record
+from ..resolverkit import FakeResolver, Reply
+
+TITLE = "A Test Paper"
+BODY = "Some text of the paper, set in the body size."
+# arxiv_pdf's body lines are drawn at y = 600 - 12 i (i < 30): those under the middle of the
+# 792 pt page (y + 10 < 396, i >= 18) are no part of its top, where characters are read one by one
+BELOW_MIDDLE = 12
+
+
+def _characters(pdf: Path) -> int:
+    import pypdfium2 as pdfium_lib
+
+    doc = pdfium_lib.PdfDocument(str(pdf))
+    try:
+        page = doc[0]
+        textpage = page.get_textpage()
+        count: int = textpage.count_chars()
+        textpage.close()
+        page.close()
+        return count
+    finally:
+        doc.close()
+
+
+def test_page_one_asks_pdfium_a_call_a_character_and_boxes_only_for_its_top(tmp_path):
+    pdf = arxiv_pdf(tmp_path / "p.pdf", title=TITLE, body=BODY)
+    before = dict(pdfium.text_calls)
+    page = read_page_one(pdf)
+    calls = {name: pdfium.text_calls[name] - before[name] for name in before}
+    assert page.problem is None and page.text.splitlines()[0] == TITLE and page.stamp == " ".join(NEW_STAMP.split())
+    assert sum(BODY in line for line in page.text.splitlines()) == 30
+    chars = _characters(pdf)
+    assert chars > 30 * len(BODY)  # the count is of this page
+    assert calls["FPDFText_GetText"] == 1 and calls["FPDFText_GetUnicode"] == 0  # the text in one call
+    assert calls["FPDFText_GetTextObject"] == chars
+    # boxes for the top part's characters only: none for the lines under the middle
+    assert 0 < calls["FPDFText_GetCharBox"] <= chars - BELOW_MIDDLE * len(BODY)
+
+
+def _imported(stderr: str) -> set[str]:
+    """The modules `python -X importtime` listed."""
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+HEAVY = ("pypdfium2", "pypdfium2_raw", "PIL", "requests", "urllib3", "cryptography", "dataclasses", "inspect", "ast")
+
+
+def test_verify_help_imports_nothing_heavy():
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pithtex", "verify", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "verify" in proc.stdout, proc.stderr[-2000:]
+    modules = _imported(proc.stderr)
+    assert "pithtex.cli" in modules  # the listing is real
+    assert {m for m in modules if m.split(".")[0] in HEAVY or m.startswith("pithtex.pdf")} == set()
+
+
+# Run as `python -c`: counts each regex a pithtex module compiles at import (its body calling
+# re.compile), then runs the command line; the count and the modules loaded go to stderr as JSON.
+_COUNTING = """
+import json, re, sys
+compiled = []
+real = re.compile
+def counting(pattern, flags=0):
+    frame = sys._getframe(1)
+    if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__", "").startswith("pithtex"):
+        compiled.append(frame.f_globals["__name__"])
+    return real(pattern, flags)
+re.compile = counting
+from pithtex.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    print(json.dumps({"compiled": compiled, "modules": sorted(sys.modules)}), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_verify_one_pdf_imports_no_dataclasses_and_compiles_only_what_it_uses(fake: FakeResolver, tmp_path):
+    key = TestKey()
+    pdf = arxiv_pdf(tmp_path / "paper.pdf", title=TITLE)
+    document = full_record(canonical(title=TITLE, arxiv_id="2401.00001", version=1), key)
+    document["paper"] = {"title": TITLE}
+    fake.route("/api/pith-number/resolve", Reply.json(document))
+    proc = subprocess.run([sys.executable, "-c", _COUNTING, "verify", str(pdf), "--base-url", fake.base,
+                           "--keys", str(key.key_file(tmp_path))], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0 and "verified" in proc.stdout, proc.stdout + proc.stderr
+    found = json.loads(proc.stderr.strip().splitlines()[-1])
+    modules = set(found["modules"])
+    assert {"pypdfium2", "pithtex.pdf.pdfium", "pithtex.trust"} <= modules  # the listing is real
+    assert modules & {"dataclasses", "inspect", "ast"} == set()
+    # the regexes a PDF's reading and the stamp need (the object parser's, the cross-reference's,
+    # the arXiv id's, the title's words): 15; arXiv links, DOIs, pith links, xref tables, titles
+    # that are no titles, temporaries and surrogates are compiled on first use
+    assert len(found["compiled"]) <= 15, found["compiled"]
+    assert not {"pithtex.files", "pithtex.pdf.facts", "pithtex.pdf.pdfium"} & set(found["compiled"])
