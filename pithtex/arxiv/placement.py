@@ -483,10 +483,22 @@ def what_follows(page: Page, needle: str, badge: Box, title_lines: list[Box], li
     block_line = title_block_below(below, badge, title_lines)
     if block_line:
         directly = not continued and not [ln for ln in above if not _folio(page, ln)]
+        if directly and _block_fills_page(page, below, notes):
+            return found  # no room below the block on this page: pith.sty's "under the title" (it logs why)
         where = "between the title and the authors" if directly else "inside the title block"
         found.append(_Found(f"it is not below the title block's last line: {_short(block_line.text)!r} comes "
                             f"after it ({where})", where))
     return found
+
+
+def _block_fills_page(page: Page, below: list[Line], notes: list[Line]) -> bool:
+    """What lies below the badge, down to the page's foot, is all title block (no heading, no
+    abstract, no block of text) and reaches the foot's part: a block too long for its page
+    (40 authors under article's \\maketitle, a collaboration's list), which leaves the badge
+    only the place under the title."""
+    rest = [ln for ln in below if ln not in notes and not _folio(page, ln)]
+    return bool(rest) and max(ln.box[3] for ln in rest) > page.height * (1 - FOOT_PART) and not any(
+        _part(ln) or is_first_heading(ln) for ln in rest) and not _has_block(rest)
 
 
 def _in_abstract(above: list[Line], line: Line) -> bool:

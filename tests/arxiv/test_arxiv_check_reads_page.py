@@ -59,6 +59,12 @@ CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "between, centred": (document(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}",
                                   author="\\pithbadge\\\\[2ex] Ada Lovelace and Alan Turing"),
                          {}, "between the title and the authors"),
+    # (forty authors under article's \\maketitle run from page 1 on to page 2: pith.sty itself puts
+    # the badge under the title, the one place left on page 1, and check agrees)
+    "under the title, the block filling the page": (
+        document(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}", author=" \\and ".join(
+            f"Author {i}\\\\ Institute of Things {i}\\\\ City {i}" for i in range(40))).replace(
+            "[badge=manual]", ""), {}, ""),
     "beside an author": (document(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}", author="\\pithbadge\\\\[2ex] " + AUTHORS),
                          {}, "beside other text"),
     "between, flush left": (*flushleft(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}",
