@@ -291,3 +291,18 @@ def run(browser: str, server: PageServer, url: str, token: str, tmp: Path, scree
 
 def available(browser: str) -> bool:
     return shutil.which(BROWSERS[browser]) is not None
+
+
+# The start of an outer page's steps over framed sites: wait for a test to hold, and each
+# frame's document and <pith-badge>s by the frame's id (tests/web/test_site_*.py).
+FRAMED_STEPS = """\
+"use strict";
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+async function until(test, ms = 60000) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { try { if (test()) return true; } catch (e) { /* not loaded yet */ } await wait(50); }
+  return false;
+}
+const doc = (name) => document.getElementById(name).contentDocument;
+const badgesOf = (name) => Array.from(doc(name).querySelectorAll("pith-badge"));
+"""

@@ -20,7 +20,7 @@ import pytest
 from pithtex.pdf.page import read_page_one, title_text
 from pithtex.pdf.view import PageView, read_view
 
-from .. import viewkit
+from .. import bombkit, viewkit
 from ..conftest import pithtex_cli
 from ..recordkit import TestKey, canonical, full_record
 from ..resolverkit import FakeResolver, Reply
@@ -184,38 +184,22 @@ def test_each_command_reads_the_pdf_once_per_reader(fake, tmp_path, key):
     assert code == 0 and counts == "opened 3 header 0 reader 2 renderer 1", counts
 
 
-def fan_out(path: Path, levels: int, width: int = 2) -> Path:
-    """Form n draws form n-1 `width` times, form 0 a word: the page draws that word
-    width**levels times, in a file of a few kB."""
-    import pikepdf
-
-    def edit(pdf: pikepdf.Pdf, page: pikepdf.Page) -> None:
-        child = viewkit.form(pdf, viewkit.line("leaf", 10, 0, 0))
-        for _ in range(levels):
-            parent = viewkit.form(pdf, b"/C Do q 1 0 0 1 1 1 cm /C Do Q\n" * (width // 2))
-            parent.Resources.XObject = pikepdf.Dictionary(C=child)
-            child = parent
-        page.Resources.XObject = pikepdf.Dictionary(Top=child)
-    drawn = b"q 0.1 0 0 0.1 300 300 cm /Top Do Q\n"
-    return viewkit.paper(path, viewkit.line(viewkit.TITLE_A, 20, viewkit.TITLE_Y) + drawn, edit=edit)
-
-
 def test_forms_that_fan_out_are_counted_as_drawn_and_refused_before_pdfium_parses_them(tmp_path):
     """Each form counted as often as it is drawn: 8**6 leaves are 262,144 text runs, refused by
     count; 2**24 (16.8 M: PDFium parsing them held 16.8 GB) nest deeper than forms are read;
     2**11 are read as usual. Counts, not times."""
     from pithtex.pdf.seen import MAX_PAINTS
 
-    bomb = fan_out(tmp_path / "bomb.pdf", 11)  # 2,048 leaves: read as usual
+    bomb = bombkit.fan_out(tmp_path / "bomb.pdf", 11)  # 2,048 leaves: read as usual
     page = read_page_one(bomb)
     assert page.problem is None
-    bomb = fan_out(tmp_path / "bomb.pdf", 6, width=8)  # 262,144 leaves within the nesting allowed
+    bomb = bombkit.fan_out(tmp_path / "bomb.pdf", 6, width=8)  # 262,144 leaves within the nesting allowed
     assert bomb.stat().st_size < 20_000
     page = read_page_one(bomb)
     assert page.problem == f"page 1 draws over {MAX_PAINTS:,} text runs and shapes, too many to read for what it shows"
-    page = read_page_one(fan_out(tmp_path / "deep.pdf", 24))  # 16.8 M, nested deeper than forms are read
+    page = read_page_one(bombkit.fan_out(tmp_path / "deep.pdf", 24))  # 16.8 M, nested deeper than forms are read
     assert page.problem == "page 1 nests its forms over 12 deep, too deep to read for what it shows"
-    page = read_page_one(fan_out(tmp_path / "small.pdf", 10))
+    page = read_page_one(bombkit.fan_out(tmp_path / "small.pdf", 10))
     assert page.problem is None and title_text(page) == viewkit.TITLE_A
 
 

@@ -155,16 +155,7 @@ def test_a_build_under_another_path_puts_it_in_front_of_every_url(examples, kind
     assert PREFIX[kind] not in text
 
 
-STEPS = """\
-"use strict";
-const wait = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(test, ms = 60000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { try { if (test()) return true; } catch (e) { /* not loaded yet */ } await wait(50); }
-  return false;
-}
-const doc = (name) => document.getElementById(name).contentDocument;
-const badgesOf = (name) => Array.from(doc(name).querySelectorAll("pith-badge"));
+STEPS = browserkit.FRAMED_STEPS + """\
 window.pithScenario = async () => {
   const out = {};
   for (const name of JSON.parse(document.getElementById("pages").textContent)) {

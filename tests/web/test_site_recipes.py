@@ -155,16 +155,7 @@ PAGES = {"mkdocs": "/mkdocs/pubs/", "sphinx": "/sphinx/pubs/index.html", "hugo":
          "jekyll": "/jekyll/publications/", "csp": "/csp/pubs/", "stripped": "/hugo/stripped/"}
 
 # The outer page's steps: every framed site's badges settle; Material's toggle turns them dark.
-STEPS = """\
-"use strict";
-const wait = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(test, ms = 60000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { try { if (test()) return true; } catch (e) { /* not loaded yet */ } await wait(50); }
-  return false;
-}
-const doc = (name) => document.getElementById(name).contentDocument;
-const badgesOf = (name) => Array.from(doc(name).querySelectorAll("pith-badge"));
+STEPS = browserkit.FRAMED_STEPS + """\
 const settled = (name) => doc(name).readyState === "complete" && badgesOf(name).length > 0
   && badgesOf(name).every((b) => b.dataset.state && b.dataset.state !== "checking");
 window.pithScenario = async () => {
