@@ -14,7 +14,7 @@ parses anything, pithtex's own reader measures page 1's content (its streams and
 draws, decoded): a page beyond MAX_CONTENT bytes or MAX_PAINTS text runs and shapes is
 refused, as PDFium would hold ~30 bytes of memory for each byte of tiny text runs.
 
-`title_lines` picks the page's title from what was read (pure: a PageOne in, lines out).
+`title_lines` (seen.py) picks the page's title from what was read (pure: a PageOne in, lines out).
 """
 
 from __future__ import annotations
@@ -27,49 +27,10 @@ from ..value import TYPE_CHECKING
 from .errors import Oversize, PdfSyntaxError
 from .objects import Ref, Stream
 from .reader import READ_FAILURES, PdfFile, decode_stream
-from .seen import (
-    MAX_CONTENT,
-    MAX_PAINTS,
-    TITLE_OVER_BODY,
-    TITLE_SHARE,
-    TOP_BLOCK,
-    TOP_GAP,
-    TOP_PART,
-    Hidden,
-    Line,
-    PageOne,
-)
+from .seen import MAX_CONTENT, MAX_PAINTS, Hidden, PageOne, title_lines
 
 if TYPE_CHECKING:
     from typing import Any
-
-def title_lines(page: PageOne) -> tuple[Line, ...]:
-    """The lines that are page 1's title: in its top part, among its largest text, and larger
-    than its body text. A page that sets nothing there larger than its body (amsart's title is
-    bold capitals at the body size) has as its title the block of lines at its very top."""
-    middle = page.box[1] + (page.box[3] - page.box[1]) * (1 - TOP_PART)
-    top = [line for line in page.lines if line.bbox[3] >= middle]
-    if not top:
-        return ()
-    largest = max(line.size for line in top)
-    if largest < page.body_size * TITLE_OVER_BODY:
-        return _top_block(top, page.body_size)
-    floor = max(page.body_size * TITLE_OVER_BODY, largest * TITLE_SHARE)
-    return tuple(line for line in top if line.size >= floor)
-
-
-def _top_block(lines: list[Line], body: float) -> tuple[Line, ...]:
-    """The topmost lines no smaller than the body, down to the first gap of more than a line,
-    at most TOP_BLOCK of them."""
-    block: list[Line] = []
-    for line in sorted(lines, key=lambda line: -line.bbox[3]):
-        if line.size < body:
-            continue  # a running header's small print, a superscript
-        if block and (len(block) == TOP_BLOCK or block[-1].bbox[1] - line.bbox[3] > line.size * TOP_GAP):
-            break
-        block.append(line)
-    return tuple(block)
-
 
 def title_text(page: PageOne) -> str:
     return "\n".join(line.text for line in title_lines(page))

@@ -146,9 +146,7 @@ def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
 def _as_pixels_read(raw: Any, doc: Any, page: Any, scene: _Scene, hidden: pg.Hidden, seen: pg.PageOne) -> pg.PageOne:
     """`seen`, and where its title is set in a font whose glyphs cannot be told from its text
     layer (pdf/glyphs.py's `untold`), what the rendered title band reads (pdf/ocr.py)."""
-    from .page import title_lines
-
-    lines = title_lines(seen)
+    lines = pg.title_lines(seen)
     if not lines:
         return seen
     band = _union([line.bbox for line in lines])
@@ -197,7 +195,7 @@ def _rendered(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece]
     """The pieces with the top part's characters that the rendered page does not show taken
     out, and how many were taken out. Only what can be the title is checked: the display text
     (at least TITLE_OVER_BODY times the body size); and where none of it is seen, the block of
-    body-size lines at the top, which is then the title (page.title_lines)."""
+    body-size lines at the top, which is then the title (seen.title_lines)."""
     display = [i for i, piece in enumerate(pieces)
                if piece.ink and piece.obj and piece.size >= body * pg.TITLE_OVER_BODY]
     unseen = _unseen(raw, doc, page, scene, pieces, display)

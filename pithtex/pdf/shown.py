@@ -30,7 +30,7 @@ class Shown(NamedTuple):
     """The texts a PDF offers as its title; None where it has none (or it could not be read)."""
 
     page1: str | None = None  # page 1's visible text
-    largest: str | None = None  # page 1's title: its largest visible text in its top part (page.title_lines)
+    largest: str | None = None  # page 1's title: its largest visible text in its top part (seen.title_lines)
     info_title: str | None = None
     xmp_title: str | None = None
     pith_title: str | None = None  # the title pith.sty typeset, when it records it (Info /PithTitle)

@@ -19,7 +19,8 @@ import pytest
 
 from pithtex.latex.options import CLASS_NAMES
 from pithtex.pdf import titles
-from pithtex.pdf.page import read_page_one, shows_title, title_lines
+from pithtex.pdf.page import read_page_one, shows_title
+from pithtex.pdf.seen import title_lines
 from pithtex.pdf.shown import shown_of
 from pithtex.verify import check_paper
 
