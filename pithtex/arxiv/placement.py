@@ -63,6 +63,8 @@ FOOTNOTE_SHARE = 0.9
 # How far below the title block the badge may sit and still end it: this many lines of the
 # block's last line's size (a class's vertical skip before its abstract is about two).
 ROW_GAP = 3.0
+# A paragraph's first line may start this far right of its block's left edge (points).
+INDENT_SLACK = 30.0
 # A title block that goes on on the next page fills its own down to this share of the page's foot.
 FOOT_PART = 0.2
 
@@ -269,7 +271,7 @@ def is_text_block(run: list[Line]) -> bool:
     lefts = [ln.box[0] for ln in run[1:]]
     right_ok = max(rights) - min(rights) <= EDGE_SLACK and run[-1].box[2] <= max(rights) + EDGE_SLACK
     if len(run) == 2:  # one full line and a last one: the full line reaches at least as far right
-        right_ok = run[0].box[2] >= run[1].box[2] - EDGE_SLACK and run[0].box[0] <= run[1].box[0] + 30
+        right_ok = run[0].box[2] >= run[1].box[2] - EDGE_SLACK and run[0].box[0] <= run[1].box[0] + INDENT_SLACK
     left_ok = not lefts or max(lefts) - min(lefts) <= EDGE_SLACK
     wide = run[0].box[2] - run[0].box[0] >= 0.5 * max(ln.box[2] - ln.box[0] for ln in run)
     return right_ok and left_ok and wide and len(run[0].text) >= 40
@@ -549,7 +551,11 @@ def inside_block(lines: list[Line], badge: Box) -> tuple[Line, Line] | None:
     same = (abs(a.size - b.size) <= SIZE_SLACK and abs(edges[0] - edges[2]) <= EDGE_SLACK
             and abs(edges[1] - edges[3]) <= EDGE_SLACK)
     near = b.box[1] - a.box[3] <= (badge[3] - badge[1]) + 4 * max(a.size, b.size)
-    return (a, b) if same and near else None
+    # The line under the badge starts where the block above does (a paragraph's indent aside):
+    # a two-column body under a full-width caption spans the caption's edges, column by column,
+    # but its first line beside the badge starts in the second column (acmsiggraph's teaser).
+    continues = b.box[0] <= edges[0] + INDENT_SLACK
+    return (a, b) if same and near and continues else None
 
 
 def aligned(badge: Box, lines: list[Box]) -> bool:

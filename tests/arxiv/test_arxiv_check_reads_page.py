@@ -65,6 +65,11 @@ CASES: dict[str, tuple[str, dict[str, str], str]] = {
         document(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}", author=" \\and ".join(
             f"Author {i}\\\\ Institute of Things {i}\\\\ City {i}" for i in range(40))).replace(
             "[badge=manual]", ""), {}, ""),
+    # (acmsiggraph: a teaser's full-width caption, the badge under it, then two columns whose
+    # lines together span the caption's edges: no block the badge splits)
+    "under a full-width caption, above two columns": (
+        document(f"\\twocolumn[\\maketitle\\noindent {PROSE}\\par\\begin{{center}}\\pithbadge\\end{{center}}]\n"
+                 f"{ABSTRACT_ENV}{INTRO}{PROSE}{PROSE}"), {}, ""),
     "beside an author": (document(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}", author="\\pithbadge\\\\[2ex] " + AUTHORS),
                          {}, "beside other text"),
     "between, flush left": (*flushleft(f"\\maketitle\n{ABSTRACT_ENV}{INTRO}",
