@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .arxiv.check import Check
     from .arxiv.identify import Identity
     from .arxiv.ids import ArxivId
+    from .arxiv.placement import Page
     from .number import PithNumber
     from .pdf.facts import Facts
     from .pdf.seen import PageOne
@@ -518,7 +519,7 @@ def check_arxiv(path: str | Path, *, engine: str = "auto", timeout: float | None
     from .arxiv.check import check_path
 
     return check_path(path, engine=engine, timeout=sandbox.DEFAULT_TIMEOUT if timeout is None else timeout, mains=mains,
-                      log_cap=sandbox.LOG_CAP if log_cap is None else log_cap)
+                      log_cap=sandbox.LOG_CAP if log_cap is None else log_cap, read=_bounded_page)
 
 
 def bundle_arxiv(path: str | Path, output: str | Path, *, engine: str = "auto", timeout: float | None = None,
@@ -530,4 +531,13 @@ def bundle_arxiv(path: str | Path, output: str | Path, *, engine: str = "auto", 
 
     timeout = sandbox.DEFAULT_TIMEOUT if timeout is None else timeout
     return bundle(path, output, engine=engine, timeout=timeout, mains=mains,
-                  log_cap=sandbox.LOG_CAP if log_cap is None else log_cap)
+                  log_cap=sandbox.LOG_CAP if log_cap is None else log_cap, read=_bounded_page)
+
+
+def _bounded_page(pdf: Path, index: int) -> Page:
+    """A compiled paper's page as check judges it, read as verify reads a PDF: in a bounded
+    worker (a PDF that kills its reader costs the badge's judgement, not the check)."""
+    from .arxiv.placement import page_read_by
+    from .workers.bounded import read_view
+
+    return page_read_by(read_view, pdf, index)

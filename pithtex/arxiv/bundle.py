@@ -25,10 +25,14 @@ from pathlib import Path
 from ..errors import PithError, Refused
 from ..files import atomic_output, output_path
 from ..latex import sty
-from . import sandbox, texlive
+from ..value import TYPE_CHECKING
+from . import placement, sandbox, texlive
 from .check import Check, Result, analyse, check_path
 from .scan import scan
 from .upload import ANCILLARY, Upload, open_upload
+
+if TYPE_CHECKING:
+    from .pdfcheck import Reader
 
 
 @dataclass
@@ -43,7 +47,8 @@ class Bundle:
 
 
 def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
-           mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP) -> Bundle:
+           mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP,
+           read: Reader = placement.read_page) -> Bundle:
     output_path(out)  # refuse a folder (`up/` as typed), device, FIFO or missing folder before compiling
     out = Path(out)
     if not out.name.endswith((".tar.gz", ".tgz")):
@@ -52,7 +57,7 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: flo
           texlive.private_trees(tmp) as trees):
         staged = stage(original, tmp / "stage")
         (tmp / "build").mkdir()
-        result = analyse(staged, engine, tmp / "build", sandbox.Limits(trees, timeout, log_cap))
+        result = analyse(staged, engine, tmp / "build", sandbox.Limits(trees, timeout, log_cap), read)
         _refuse_unless_ready(path, result)
         files: set[str] = set()
         for paper in result.papers:
@@ -64,7 +69,7 @@ def bundle(path: str | Path, out: str | Path, engine: str = "auto", timeout: flo
         write_archive(staged.root, names, out)
         left_out = sorted(set(original.files) - files)
         route = result.primary.runs[0].route
-    verdict = check_path(out, engine=engine, timeout=timeout, log_cap=log_cap)
+    verdict = check_path(out, engine=engine, timeout=timeout, log_cap=log_cap, read=read)
     ancillary = [f for f in names if f.startswith(ANCILLARY + "/")]
     return Bundle(out, names, route, verdict, staged.mains, left_out, ancillary)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import PithError
 from ..value import TYPE_CHECKING
-from . import ENGINES, ROUTES, pdfcheck, sandbox, texlive
+from . import ENGINES, ROUTES, pdfcheck, placement, sandbox, texlive
 from .catalogue import (
     BBL_MISSING,
     BUILD_PRODUCTS,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .logparse import LogError
+    from .pdfcheck import Reader
 
 
 MAX_LOG_ERRORS = 5
@@ -105,10 +106,11 @@ class Check:
 
 
 def check_path(path: str | Path, engine: str = "auto", timeout: float = sandbox.DEFAULT_TIMEOUT,
-               mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP) -> Check:
+               mains: list[str] | None = None, log_cap: int = sandbox.LOG_CAP,
+               read: Reader = placement.read_page) -> Check:
     with (sandbox.ctrl_c_once(), open_upload(path, mains) as upload, sandbox.scratch() as tmp,
           texlive.private_trees(tmp) as trees):
-        return analyse(upload, engine, tmp, sandbox.Limits(trees, timeout, log_cap))
+        return analyse(upload, engine, tmp, sandbox.Limits(trees, timeout, log_cap), read)
 
 
 def routes_for(engine: str, auto_route: str) -> list[str]:
@@ -119,7 +121,8 @@ def routes_for(engine: str, auto_route: str) -> list[str]:
     return [auto_route if engine == "auto" else engine]
 
 
-def analyse(upload: Upload, engine: str, tmp: Path, limits: sandbox.Limits) -> Check:
+def analyse(upload: Upload, engine: str, tmp: Path, limits: sandbox.Limits,
+            read: Reader = placement.read_page) -> Check:
     """Every top-level file of the upload: static rules for all first (arXiv compiles them all
     with one compiler, chosen from all their figures), then each compiled in its own folder."""
     views = [upload.for_main(m) for m in upload.mains]
@@ -130,12 +133,12 @@ def analyse(upload: Upload, engine: str, tmp: Path, limits: sandbox.Limits) -> C
     for i, (view, (diags, facts)) in enumerate(zip(views, statics, strict=True)):
         folder = tmp / f"main{i}"
         folder.mkdir()
-        check.papers.append(_analyse_one(view, engine, auto_route, routes, diags, facts, folder, limits))
+        check.papers.append(_analyse_one(view, engine, auto_route, routes, diags, facts, folder, limits, read))
     return check
 
 
 def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str], diags: list[Diagnostic],
-                 facts: Facts, tmp: Path, limits: sandbox.Limits) -> Result:
+                 facts: Facts, tmp: Path, limits: sandbox.Limits, read: Reader) -> Result:
     number = facts.number if facts.uses_pith else None
     reported = {d.subject for d in diags if d.subject}
 
@@ -151,7 +154,7 @@ def _analyse_one(upload: Upload, engine: str, auto_route: str, routes: list[str]
             return run, None, found
         pdf = run.pdf
         pdf_facts, pdf_diags = pdfcheck.pith_checks(pdf, number, route, facts.badge, facts.metadata,
-                                                    run.log.badge_notes)
+                                                    run.log.badge_notes, read)
         return run, pdf_facts, found + pdf_diags
 
     if len(routes) == 1:

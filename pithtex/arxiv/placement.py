@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from ..pdf.view import PageView
+
+    ViewReader = Callable[..., PageView]  # pdf/view.py's read_view, or the bounded worker's
+
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom: from the visible box's top left, y down
 
 # How far off still counts as aligned (pt): the link is a logo's width wider than the text on
@@ -107,15 +111,23 @@ _PDFIUM = threading.Lock()
 
 def read_page(pdf: str | Path, index: int) -> Page:
     """Page `index` (0: page 1) of the PDF as verify's view reads it (pithtex/pdf/view.py), its
-    lines measured from the visible box's top left. Never raises: a PDF that does not open, or a
-    page the view refuses, is a Page with its `problem` said."""
-    from ..errors import UnreadablePdf
+    lines measured from the visible box's top left, read in this process. Never raises: a PDF
+    that does not open, or a page the view refuses, is a Page with its `problem` said."""
     from ..pdf.view import read_view
 
+    with _PDFIUM:
+        return page_read_by(read_view, pdf, index)
+
+
+def page_read_by(read_view: ViewReader, pdf: str | Path, index: int) -> Page:
+    """read_page through another reader of the view: the client's, in a bounded worker
+    (pithtex/workers/bounded.py). A refusal (no PDF; a reader that died or passed a limit) is
+    the Page's `problem`."""
+    from ..errors import PithError
+
     try:
-        with _PDFIUM:
-            seen = read_view(pdf, pages=index + 1, index=index).page
-    except UnreadablePdf as exc:
+        seen = read_view(pdf, pages=index + 1, index=index).page
+    except PithError as exc:  # UnreadablePdf, or the bounded reader's Stopped: both say why in one line
         return Page(0.0, 0.0, (), problem=str(exc))
     left, bottom, right, top = seen.box
     lines = sorted((Line(ln.text, ln.size, (ln.bbox[0] - left, top - ln.bbox[3], ln.bbox[2] - left, top - ln.bbox[1]))

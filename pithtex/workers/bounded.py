@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 
 from ..errors import UNDECIDED, PithError
 from ..value import TYPE_CHECKING, NamedTuple
@@ -71,6 +72,10 @@ inside = False  # True in a child: it is bounded already, so what it reads is re
 _MEMORY_EXIT = 99  # a child's exit status when Python ran out of the memory it may take
 
 
+# Reads made in place, from threads (no fork is safe then): one at a time, as PDFium allows.
+_IN_PLACE = threading.Lock()
+
+
 def can_fork() -> bool:
     """A fork copies only the thread that makes it: safe while this process runs no other. On
     Linux only: macOS's system libraries (its proxy settings, which requests reads) may not be
@@ -81,20 +86,23 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-def read_view(path: str | Path, password: bytes | None = None, pages: int | None = None) -> PageView:
+def read_view(path: str | Path, password: bytes | None = None, pages: int | None = None,
+              index: int = 0) -> PageView:
     """pdf/view.py's `read_view` in a bounded child (in place inside one, or where no fork is
-    safe); Stopped when the child gave no answer."""
+    safe: `check` reads each route's PDF in that route's thread, one at a time, as PDFium is
+    not thread-safe); Stopped when the child gave no answer. `index`: the page read (0: page 1)."""
     from ..pdf import view
 
     global _reader
     if inside or not can_fork():
-        return view.read_view(path, password, pages)
+        with _IN_PLACE:
+            return view.read_view(path, password, pages, index)
     warm()
     if not _reading:
-        answer: PageView = run(view.read_view, (path, password, pages), name=str(path)).value
+        answer: PageView = run(view.read_view, (path, password, pages, index), name=str(path)).value
         return answer
     _reader = fresh(_reader, view.read_view, read_limits())
-    _reader.submit((path, password, pages), str(path))
+    _reader.submit((path, password, pages, index), str(path))
     answer = _reader.wait().value
     return answer
 

@@ -192,3 +192,44 @@ def test_every_route_s_page_reads_the_same(route: str, tmp_path: Path):
         assert run.pdf is not None, run.log[-2000:]
         shown, _ = pith_checks(run.pdf, BODY, route, notes=[BadgeNote("title", 1)])
         assert shown["placement"]["headline"] == fault, (case, shown["placement"])
+
+
+BOUNDED = """
+import json, os, signal, sys
+from pithtex.pdf import view
+from pithtex.workers import bounded
+real = view.read_view
+def dying(*args, **kwargs):  # PDFium aborting on the page, or the kernel's OOM killer
+    if bounded.inside and sys.argv[2] == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*args, **kwargs)
+view.read_view = dying
+from pithtex import client
+from pithtex.arxiv import report
+said = report.as_dict(client.check_arxiv(sys.argv[1]))
+print(json.dumps([bounded.forks, len(bounded.alive), said["files"][0]["verdict"]]))
+"""
+
+
+@pytest.mark.parametrize("reader", ["keep", "kill"])
+def test_check_reads_the_page_in_a_bounded_worker(tmp_path: Path, reader: str):
+    """check reads the compiled page as verify reads a PDF: in a forked, bounded worker (one
+    fork for the one route); a reader killed on the page costs the badge's judgement, said so,
+    and not the check, and leaves no worker behind."""
+    import shutil
+    import subprocess
+    import sys
+
+    from ..conftest import ROOT
+
+    paper = tmp_path / "article"
+    shutil.copytree(ROOT / "examples" / "article", paper)
+    assert pithtex_cli("sty", str(paper)).returncode == 0
+    out = subprocess.run([sys.executable, "-c", BOUNDED, str(paper), reader], capture_output=True, text=True,
+                         timeout=600)
+    forks, alive, verdict = json.loads(out.stdout.strip().splitlines()[-1])
+    assert (forks, alive) == (1, 0), out.stderr
+    if reader == "keep":
+        assert verdict == "arXiv-safe on latex; pith badge and metadata intact", verdict
+    else:
+        assert verdict.endswith("the badge's place not judged (the page could not be read)"), verdict
