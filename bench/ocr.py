@@ -9,7 +9,10 @@ both alike); the median wall time of each and their difference is the time OCR a
 A pdfLaTeX paper is measured too: its fonts are told, so nothing is added.
 
 Without PDFs given, it compiles one paper (article, a two-line title, lipsum body) by pdflatex,
-dvipdfmx, xelatex and lualatex into a temporary folder.
+dvipdfmx, xelatex and lualatex into a temporary folder, and by pdflatex once more in T1 encoding
+without lmodern ("pdflatex-t1"): on a TeX without cm-super (this machine) its fonts are bitmap
+Type 3 ones, whose title is read by OCR; arXiv's TeX Live has cm-super and gives such papers
+Type 1 fonts, so bench/page_one.py's and bench/verify_pdfs.py's papers leave this case here.
 
 Run: .venv/bin/python bench/ocr.py [PDF ...] [--repeat 5]
 """
@@ -37,11 +40,12 @@ PAPER = ("\\documentclass{article}\n\\usepackage{lipsum}\n"
 
 def make_papers(folder: Path) -> list[Path]:
     made = []
-    for route in ("pdflatex", "dvipdfmx", "xelatex", "lualatex"):
+    for route in ("pdflatex", "dvipdfmx", "xelatex", "lualatex", "pdflatex-t1"):
         where = folder / route
         where.mkdir()
-        (where / "paper.tex").write_text(PAPER, "utf-8")
-        engine = "latex" if route == "dvipdfmx" else route
+        t1 = PAPER.replace("\\usepackage{lipsum}", "\\usepackage[T1]{fontenc}\n\\usepackage{lipsum}")
+        (where / "paper.tex").write_text(t1 if route == "pdflatex-t1" else PAPER, "utf-8")
+        engine = {"dvipdfmx": "latex", "pdflatex-t1": "pdflatex"}.get(route, route)
         subprocess.run([engine, "-interaction=nonstopmode", "paper.tex"], cwd=where, capture_output=True, timeout=240)
         if route == "dvipdfmx":
             subprocess.run(["dvipdfmx", "paper.dvi"], cwd=where, capture_output=True, timeout=240)

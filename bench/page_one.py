@@ -20,9 +20,12 @@ both as processes of this venv's interpreter with their bytecode, interleaved --
 wall clock; the ratio of the medians.
 
 Without PDFs given, it makes --make arXiv-like ones: real pdflatex papers of four kinds (one
-or two columns; Computer Modern and Latin Modern Type 1 fonts, T1-encoded fonts that are
-Type 3 bitmaps on a TeX without cm-super, hyperref links, a figure with text at the top), each
-with arXiv's rotated stamp in the left margin under its own id.
+or two columns; Computer Modern and Latin Modern Type 1 fonts, hyperref links, a figure with
+text at the top), each with arXiv's rotated stamp in the left margin under its own id. Their
+fonts are Type 1, as arXiv's TeX Live writes them: its T1-encoded papers get cm-super's Type 1
+fonts, and here (no cm-super on this machine) the T1 papers use lmodern for that, as
+bench/verify_pdfs.py's do. T1 without lmodern or cm-super gives bitmap Type 3 fonts, whose
+titles are read by OCR (~130 ms a file): that case is bench/ocr.py's, not this one's.
 
 With --instructions, each of the two is also run once under callgrind: its instructions are
 the same on a busy machine, where wall and CPU time are not.
@@ -56,7 +59,8 @@ TITLE = "Efficient Large-Scale Language Model Training on GPU Clusters"
 # the papers' kinds: (name, preamble, body)
 _LIPSUM = "\\begin{abstract}\\lipsum[1]\\end{abstract}\n\\section{Introduction}\\lipsum[2-9]\n"
 KINDS = (
-    ("t1-twocolumn", "\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n", _LIPSUM),
+    ("t1-twocolumn", "\\documentclass[twocolumn]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n",
+     _LIPSUM),
     ("cm-hyperref", "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage{hyperref}\n",
      _LIPSUM.replace("\\lipsum[1]", "\\lipsum[1] See \\url{https://example.org/code}.")),
     ("lmodern-twocolumn", "\\documentclass[twocolumn]{article}\n\\usepackage{lmodern}\n\\usepackage[T1]{fontenc}\n"
