@@ -17,6 +17,7 @@ Pure functions over pithtex's own reader's objects; `page.py` calls `lies` for e
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 from ..limits import MAX_TOUNICODE_BYTES
 from ..value import TYPE_CHECKING
@@ -25,6 +26,7 @@ from .objects import Stream
 from .reader import decode_stream
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from .reader import PdfFile
@@ -101,46 +103,97 @@ def untold(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> str |
 
 def judged(pdf: PdfFile, font: Any, used: frozenset[int] | None = None) -> tuple[str | None, str | None]:
     """(`lies`, `untold`) of a font, from one reading of its encoding and ToUnicode map."""
+    return read_font(pdf, font).judged(used)
+
+
+class FontText:
+    """A font's encoding and ToUnicode map, read once and judged for as many sets of codes as
+    asked (page.py judges a font for all its codes, then, found wanting, for those page 1 shows).
+    `fixed`: the verdict whatever the codes (a font whose map is not read)."""
+
+    __slots__ = ("complete", "fixed", "kind", "mapping", "names")
+
+    def __init__(self, kind: str, names: dict[int, str], complete: bool, mapping: Mapping[int, str] | None,
+                 fixed: tuple[str | None, str | None] | None) -> None:
+        self.kind, self.names, self.complete, self.mapping, self.fixed = kind, names, complete, mapping, fixed
+
+    def judged(self, used: frozenset[int] | None = None) -> tuple[str | None, str | None]:
+        """(`lies`, `untold`) for the codes in `used` (None: every code the map reads)."""
+        if self.fixed is not None or self.mapping is None:
+            return self.fixed or (None, None)
+        from .titles import key
+
+        kind, names, complete = self.kind, self.names, self.complete
+        lie = why = None
+        for code, text in self.mapping.items():
+            if used is not None and code not in used:
+                continue
+            name = names.get(code)
+            meant = glyph_text(name) if name is not None else None
+            if meant == text:
+                continue  # most codes: the letter its glyph is named for
+            if meant is None:
+                if name is None and complete:
+                    continue  # the code draws .notdef, no letter
+                if why is None and key(text):  # a letter or digit, which a title shows by
+                    why = (f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
+                           if name is None else f"a {kind} font whose code {code:#04x} reads {text!r} but draws the "
+                           f"glyph '{name}'")
+                continue
+            drawn, read = key(meant), key(text)
+            if lie is None and drawn and read and drawn != read:
+                lie = f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
+        return lie, why
+
+
+def read_font(pdf: PdfFile, font: Any) -> FontText:
+    """A font's encoding and ToUnicode map as `FontText` (its verdict fixed where they say nothing)."""
     font = pdf.resolve(font)
     kind = font.get("Subtype") if isinstance(font, dict) else None
     if kind == "Type0":
-        return None, "a composite (Type 0) font, whose codes name no glyph"
+        return FontText("Type0", {}, False, None, (None, "a composite (Type 0) font, whose codes name no glyph"))
     if kind == "Type3":
-        return None, "a Type 3 font, whose glyphs are drawings of its own"
-    if not isinstance(font, dict) or kind not in _SIMPLE:
-        return None, "a font pithtex does not read"
+        return FontText("Type3", {}, False, None, (None, "a Type 3 font, whose glyphs are drawings of its own"))
+    if not isinstance(font, dict) or not isinstance(kind, str) or kind not in _SIMPLE:
+        return FontText("", {}, False, None, (None, "a font pithtex does not read"))
     names, complete = _encoding(pdf, font)
     mapping = pdf.resolve(font.get("ToUnicode"))
     if not isinstance(mapping, Stream):
         # the text is what the glyph names say: read by PDFium from the same encoding, or from
         # the program's own (a Type 1 program's is read above; a CFF or TrueType one's is not)
-        return None, None if names else f"a {kind} font with its own encoding, which pithtex does not read"
+        return FontText(kind, names, complete, None,
+                        (None, None if names else f"a {kind} font with its own encoding, which pithtex does not read"))
     try:
         data = decode_stream(mapping, limit=MAX_TOUNICODE_BYTES)
     except (Oversize, PdfSyntaxError):
-        return None, f"a {kind} font whose ToUnicode map cannot be read"
-    from .titles import key
+        return FontText(kind, names, complete, None, (None, f"a {kind} font whose ToUnicode map cannot be read"))
+    return FontText(kind, names, complete, to_unicode(data), None)
 
-    lie = why = None
-    for code, text in _to_unicode(data).items():
-        if used is not None and code not in used:
-            continue
-        name = names.get(code)
-        meant = glyph_text(name) if name is not None else None
-        if meant == text:
-            continue  # most codes: the letter its glyph is named for
-        if meant is None:
-            if name is None and complete:
-                continue  # the code draws .notdef, no letter
-            if why is None and key(text):  # a letter or digit, which a title shows by
-                why = (f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
-                       if name is None else f"a {kind} font whose code {code:#04x} reads {text!r} but draws the "
-                       f"glyph '{name}'")
-            continue
-        drawn, read = key(meant), key(text)
-        if lie is None and drawn and read and drawn != read:
-            lie = f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
-    return lie, why
+
+# Parsed ToUnicode maps, by the digest of their decoded bytes: a TeX font's map is the same bytes
+# in every paper set in it (it covers the font's whole encoding, not its subset), so a process
+# reading a folder parses each once. A map is judged against each font's own glyph names, never
+# taken from the cache as a verdict. At most MAPS_KEPT maps are kept, the oldest dropped first.
+MAPS_KEPT = 64
+_maps: dict[bytes, Mapping[int, str]] = {}
+# how many maps this process has parsed (tests count them; a cached map is not parsed again)
+map_parses = [0]
+
+
+def to_unicode(data: bytes) -> Mapping[int, str]:
+    """A decoded ToUnicode CMap's one-byte codes and their text, parsed once a process for the
+    same bytes (a read-only mapping: it is shared)."""
+    import hashlib
+
+    digest = hashlib.blake2b(data, digest_size=20).digest()
+    found = _maps.get(digest)
+    if found is None:
+        map_parses[0] += 1
+        found = MappingProxyType(_to_unicode(data))
+        if len(_maps) >= MAPS_KEPT:
+            del _maps[next(iter(_maps))]
+        _maps[digest] = found
+    return found
 
 
 def font_key(name: str) -> str:

@@ -145,15 +145,16 @@ def _judged_fonts(pdf: PdfFile, fonts: dict[int, Any],
     layer, and why each other one cannot (a name any untold font bears is untold, whatever else
     bears it). A font found wanting is judged again by the codes page 1 shows in it. One that
     lies and has no name leaves nothing to tell its text by: _Untrue, the page is not read."""
-    from .glyphs import font_key, judged
+    from .glyphs import font_key, read_font
 
     untrue: set[str] = set()
     told: set[str] = set()
     why: dict[str, str] = {}
     for key, font in list(fonts.items())[:MAX_FONTS_CHECKED]:
-        lie, reason = judged(pdf, font, None)
+        text = read_font(pdf, font)  # its encoding and map read once, judged once or twice
+        lie, reason = text.judged(None)
         if (lie or reason) and isinstance(font, dict) and font.get("Subtype") != "Type0":
-            lie, reason = judged(pdf, font, used.of(key))
+            lie, reason = text.judged(used.of(key))
         names = _font_names(pdf, font)
         if lie is not None:
             if not names or not names[0]:

@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pithtex.pdf import pdfium
-from pithtex.pdf.page import read_page_one
+from pithtex.pdf import glyphs, pdfium
+from pithtex.pdf.page import read_page_one, title_text
 
 from ..arxivkit import NEW_STAMP, arxiv_pdf
 from ..recordkit import TestKey, canonical, full_record
@@ -114,3 +114,55 @@ def test_verify_one_pdf_imports_no_dataclasses_and_compiles_only_what_it_uses(fa
     # that are no titles, temporaries and surrogates are compiled on first use
     assert len(found["compiled"]) <= 15, found["compiled"]
     assert not {"pithtex.files", "pithtex.pdf.facts", "pithtex.pdf.pdfium"} & set(found["compiled"])
+
+
+def _tex_paper(folder: Path, title: str) -> Path:
+    """A real pdfLaTeX paper in T1-encoded Latin Modern (Type 1 fonts with ToUnicode maps), as
+    arXiv's TeX Live writes them."""
+    from ..texrun import compile_tex
+
+    folder.mkdir()
+    (folder / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n"
+        f"\\title{{{title}}}\n\\author{{A. Author}}\n\\begin{{document}}\n\\maketitle\n"
+        "\\section{Introduction}\nSome text of the paper, set in the body size, with figures and fine fluff.\n"
+        "\\end{document}\n", "utf-8")
+    run = compile_tex(folder, "pdflatex")
+    assert run.pdf is not None, run.log[-2000:]
+    return run.pdf
+
+
+def _mapped_fonts(pdf: Path) -> int:
+    import pikepdf
+
+    with pikepdf.open(pdf) as doc:
+        fonts = doc.pages[0].Resources.Font
+        return sum("/ToUnicode" in fonts[name] for name in fonts)
+
+
+def test_a_fonts_tounicode_map_is_parsed_once_a_process(tmp_path):
+    """A folder's papers set in the same fonts carry byte-identical ToUnicode maps: the second
+    paper's are not parsed again (glyphs.map_parses), and its page reads the same."""
+    first = _tex_paper(tmp_path / "a", "Identifiers That Travel With Papers")
+    second = _tex_paper(tmp_path / "b", "Numbers That Stay With Preprints")
+    assert _mapped_fonts(second) >= 3  # without the cache, reading it parses at least these
+    assert read_page_one(first).problem is None
+    before = glyphs.map_parses[0]
+    page = read_page_one(second)
+    assert glyphs.map_parses[0] == before
+    assert page.problem is None and page.lines[0].text == "Numbers That Stay With Preprints"
+    assert page.hidden == 0
+
+
+def test_a_map_parsed_before_still_catches_the_font_that_lies_with_it(tmp_path):
+    """The cache holds parsed maps, never verdicts: the forgery's map is byte for byte the
+    genuine twin's (both read A's title), read from the cache, and its glyphs still give it away."""
+    from ..viewkit import TITLE_A, relabelled
+
+    genuine = read_page_one(relabelled(tmp_path / "genuine.pdf", forged=False))
+    assert genuine.problem is None and title_text(genuine) == TITLE_A
+    before = glyphs.map_parses[0]
+    forged = read_page_one(relabelled(tmp_path / "forged.pdf", forged=True))
+    assert glyphs.map_parses[0] == before  # the same map, not parsed again
+    assert TITLE_A not in forged.text, forged
+    assert forged.problem is not None or forged.hidden >= len(TITLE_A.replace(" ", "")), forged
