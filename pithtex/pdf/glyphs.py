@@ -417,7 +417,17 @@ def _utf16(data: bytes) -> str:
 # -- the codes page 1 shows in each font -----------------------------------------------------------
 # A content stream's tokens: a literal string's opening parenthesis (read on by _literal), a hex
 # string, a name, a dictionary's brackets, a comment, an operator or number. Compiled on first use.
-_CONTENT = rb"\(|<<|>>|<([0-9A-Fa-f\s]*)>|/([^\s/\[\]()<>{}%]*)|%[^\r\n]*|([^\s/\[\]()<>{}%]+)|[\[\]{}]"
+# Two shortcuts come first, each read as the tokens it stands for would be: a TJ array of literal
+# strings without parentheses inside but escaped ones (pdfTeX's `\\034`), hex strings and numbers
+# (each ending where a delimiter starts: a run of digits is one number, so the match takes linear
+# time), and such a literal string alone. (?s): an escaped end of line is an escape too.
+_PLAIN = rb"[^\\()]*(?:\\.[^\\()]*)*"  # a literal string's body: escapes, no parenthesis (unrolled: linear)
+_CONTENT = (rb"(?s)\[((?:\s*(?:\(" + _PLAIN + rb"\)|<[0-9A-Fa-f\s]*>|[-+.0-9]+(?=[\s()<\]])))*)"
+            rb"\s*\]\s*TJ(?![^\s/\[\]()<>{}%])|\((" + _PLAIN + rb")\)"
+            rb"|\(|<<|>>|<([0-9A-Fa-f\s]*)>|/([^\s/\[\]()<>{}%]*)|%[^\r\n]*|([^\s/\[\]()<>{}%]+)|[\[\]{}]")
+# a plain TJ array's tokens: a literal string, a hex string, a number
+_ARRAY = rb"(?s)\((" + _PLAIN + rb")\)|<([0-9A-Fa-f\s]*)>|([-+.0-9]+)"
+_ESCAPE = rb"(?s)\\([0-7]{1,3}|.)"
 _SHOWING = frozenset({b"Tj", b"TJ", b"'", b'"'})
 # Tokens read for the codes shown, at most, page 1 in all (a real page 1 has tens of thousands):
 # past them every code of every font counts as shown.
@@ -443,18 +453,30 @@ def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]], b
             return False
         at = m.end()
         token = m.group(0)
-        if token == b"(":
+        if m.group(1) is not None:  # [ ... ] TJ, its tokens counted as if read one by one
+            items = re.findall(_ARRAY, m.group(1))
+            budget[0] -= len(items) + 2  # and `]` and `TJ`
+            if budget[0] < 0:
+                return False
+            if font is not None:
+                strings.extend(_hex(hexed) if hexed else _unescaped(plain) for plain, hexed, number in items
+                               if not number)
+                used.setdefault(font, set()).update(b for text in strings for b in text)
+            strings = []
+        elif m.group(2) is not None:
+            strings.append(_unescaped(m.group(2)))
+        elif token == b"(":
             literal = _literal(data, at)
             if literal is None:
                 return True
             at, text = literal
             strings.append(text)
-        elif m.group(1) is not None:
-            strings.append(_hex(m.group(1)))
-        elif m.group(2) is not None:
-            name = m.group(2).decode("latin-1")
         elif m.group(3) is not None:
-            word = m.group(3)
+            strings.append(_hex(m.group(3)))
+        elif m.group(4) is not None:
+            name = m.group(4).decode("latin-1")
+        elif m.group(5) is not None:
+            word = m.group(5)
             if word == b"Tf":
                 font = fonts.get(name or "")
             elif word in _SHOWING:
@@ -466,6 +488,21 @@ def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]], b
                 at = end.end() if end else len(data)
             elif not word[:1].isdigit() and word[:1] not in b"+-.":
                 strings = []  # another operator: what it took is no text shown
+
+
+def _unescaped(body: bytes) -> bytes:
+    """A literal string's bytes with its escapes undone, as `_literal` undoes them."""
+    return re.sub(_ESCAPE, _escape, body) if b"\\" in body else body
+
+
+_ESCAPED = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f", b"\r": b"", b"\n": b""}
+
+
+def _escape(m: re.Match[bytes]) -> bytes:
+    found = m.group(1)
+    if b"0" <= found[:1] <= b"7":
+        return bytes([int(found, 8) & 0xFF])
+    return _ESCAPED.get(found, found)
 
 
 def _literal(data: bytes, at: int) -> tuple[int, bytes] | None:

@@ -274,3 +274,17 @@ def test_the_codes_a_page_shows_are_read_by_font_within_a_budget():
     assert shown_codes(content, {"F1": 1, "F2": 2}, used, [10_000])
     assert {font: bytes(sorted(codes)) for font, codes in used.items()} == {1: b"()ABDbcx", 2: b"()abcz"}
     assert not shown_codes(content * 1000, {"F1": 1}, {}, [100])
+
+
+def test_a_tj_array_is_read_whole_as_its_tokens_would_be():
+    """pdfTeX's TJ arrays (escaped ligatures, kerning numbers) are read in one match, with the
+    same codes and the same budget spent as token by token: `[`, each string and number, `]`, TJ."""
+    from pithtex.pdf.glyphs import shown_codes
+
+    content = b"BT /F1 9 Tf [(ti\\034ers)-302(a\\)b\\\\)27<4142>]TJ (c\\\nd) Tj [(x) 1e5] TJ ET"
+    used: dict[int, set[int]] = {}
+    budget = [100]
+    assert shown_codes(content, {"F1": 1}, used, budget)
+    assert bytes(sorted(used[1])) == b"\x1c)AB\\abcdeirstx"  # an escaped end of line is no code
+    assert 100 - budget[0] == 20  # ("1e5" is no number: that array is read token by token)
+    assert shown_codes(content, {"F1": 1}, {}, [20]) and not shown_codes(content, {"F1": 1}, {}, [19])
