@@ -111,23 +111,41 @@ class FontText:
     asked (page.py judges a font for all its codes, then, found wanting, for those page 1 shows).
     `fixed`: the verdict whatever the codes (a font whose map is not read)."""
 
-    __slots__ = ("complete", "fixed", "kind", "mapping", "names")
+    __slots__ = ("complete", "fixed", "kind", "mapping", "names", "problems")
 
     def __init__(self, kind: str, names: dict[int, str], complete: bool, mapping: Mapping[int, str] | None,
                  fixed: tuple[str | None, str | None] | None) -> None:
         self.kind, self.names, self.complete, self.mapping, self.fixed = kind, names, complete, mapping, fixed
+        self.problems: list[tuple[int, bool, str]] | None = None
 
     def judged(self, used: frozenset[int] | None = None) -> tuple[str | None, str | None]:
-        """(`lies`, `untold`) for the codes in `used` (None: every code the map reads)."""
+        """(`lies`, `untold`) for the codes in `used` (None: every code the map reads): the
+        first code, in the map's order, whose glyph says other letters, and the first whose
+        glyph says no letter its text does."""
         if self.fixed is not None or self.mapping is None:
             return self.fixed or (None, None)
+        lie = why = None
+        for code, is_lie, said in self._problems():
+            if used is not None and code not in used:
+                continue
+            if is_lie and lie is None:
+                lie = said
+            elif not is_lie and why is None:
+                why = said
+            if lie is not None and why is not None:
+                break
+        return lie, why
+
+    def _problems(self) -> list[tuple[int, bool, str]]:
+        """Each code whose glyph and text disagree, in the map's order: (code, a lie? else
+        untold, what it says); worked out once, whatever codes are then asked about."""
+        if self.problems is not None:
+            return self.problems
         from .titles import key
 
         kind, names, complete = self.kind, self.names, self.complete
-        lie = why = None
-        for code, text in self.mapping.items():
-            if used is not None and code not in used:
-                continue
+        found: list[tuple[int, bool, str]] = []
+        for code, text in (self.mapping or {}).items():
             name = names.get(code)
             meant = glyph_text(name) if name is not None else None
             if meant == text:
@@ -135,15 +153,16 @@ class FontText:
             if meant is None:
                 if name is None and complete:
                     continue  # the code draws .notdef, no letter
-                if why is None and key(text):  # a letter or digit, which a title shows by
-                    why = (f"a {kind} font with its own encoding (code {code:#04x}), which pithtex does not read"
-                           if name is None else f"a {kind} font whose code {code:#04x} reads {text!r} but draws the "
-                           f"glyph '{name}'")
+                if key(text):  # a letter or digit, which a title shows by
+                    found.append((code, False, f"a {kind} font with its own encoding (code {code:#04x}), which "
+                                  "pithtex does not read" if name is None else f"a {kind} font whose code "
+                                  f"{code:#04x} reads {text!r} but draws the glyph '{name}'"))
                 continue
             drawn, read = key(meant), key(text)
-            if lie is None and drawn and read and drawn != read:
-                lie = f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"
-        return lie, why
+            if drawn and read and drawn != read:
+                found.append((code, True, f"code {code:#04x} draws the glyph '{name}', its text layer says {text!r}"))
+        self.problems = found
+        return found
 
 
 def read_font(pdf: PdfFile, font: Any) -> FontText:
