@@ -56,7 +56,22 @@ _SIMPLE = frozenset({"Type1", "MMType1", "TrueType"})
 
 def glyph_text(name: str) -> str | None:
     """The text a glyph name means, by the Adobe Glyph List's rules for the names that spell
-    letters and digits (suffixes `.sc`, `.alt` dropped, `f_i` joined); None: no meaning known."""
+    letters and digits (suffixes `.sc`, `.alt` dropped, `f_i` joined); None: no meaning known.
+    Each name worked out once a process (a font names the same few hundred glyphs as the next);
+    at most _GLYPHS_KEPT names, none longer than _NAME_KEPT characters, are kept."""
+    if name in _glyphs:
+        return _glyphs[name]
+    text = _glyph_text(name)
+    if len(name) <= _NAME_KEPT and len(_glyphs) < _GLYPHS_KEPT:
+        _glyphs[name] = text
+    return text
+
+
+_GLYPHS_KEPT, _NAME_KEPT = 4096, 64
+_glyphs: dict[str, str | None] = {}
+
+
+def _glyph_text(name: str) -> str | None:
     parts = name.split(".", 1)[0].split("_")
     out = []
     for part in parts:
@@ -227,6 +242,7 @@ def _glyph_names(pdf: PdfFile, font: dict[str, Any]) -> dict[int, str]:
 
 # Standard encodings whose every code Python's codecs know (letters as uniXXXX names).
 _CODECS = {"WinAnsiEncoding": "cp1252", "MacRomanEncoding": "mac_roman"}
+_CODEC_NAMES: dict[str, dict[int, str]] = {}
 
 
 def _encoding(pdf: PdfFile, font: dict[str, Any]) -> tuple[dict[int, str], bool]:
@@ -261,13 +277,17 @@ def _encoding(pdf: PdfFile, font: dict[str, Any]) -> tuple[dict[int, str], bool]
 
 
 def _codec_names(codec: str) -> dict[int, str]:
-    """Each code's character in a standard encoding, as a uniXXXX glyph name."""
+    """Each code's character in a standard encoding, as a uniXXXX glyph name (made once a
+    process: a shared dict, never changed by its callers)."""
+    if codec in _CODEC_NAMES:
+        return _CODEC_NAMES[codec]
     out = {}
     for code in range(0x20, 0x100):
         try:
             out[code] = f"uni{ord(bytes([code]).decode(codec)):04X}"
         except UnicodeDecodeError:
             continue  # no character there: .notdef
+    _CODEC_NAMES[codec] = out
     return out
 
 

@@ -86,6 +86,21 @@ _LITERALS = {b"true": True, b"false": False, b"null": None}
 MAX_DEPTH = 64
 
 
+def _atom(m: re.Match[bytes]) -> Any:
+    """The value of an _ATOM match: a name, a reference, a number, true, false or null."""
+    kind = m.lastindex
+    if kind == 1:
+        raw = m.group(1)
+        if b"#" in raw:
+            raw = _NAME_ESCAPE.sub(lambda e: bytes([int(e.group(1), 16)]), raw)
+        return Name(raw.decode("latin-1"))
+    if kind == 3:
+        return Ref(int(m.group(2)), int(m.group(3)))
+    if kind == 4:
+        return _number(m.group(4))
+    return _LITERALS[m.group(5)]
+
+
 def _number(text: bytes) -> int | float:
     """A numeric token; absurd ones (hundreds of digits) are damage, not numbers."""
     if len(text) > 40:
@@ -144,17 +159,7 @@ class Parser:
         m = _ATOM.match(self.data, self.pos)
         if m:
             self.pos = m.end()
-            kind = m.lastindex
-            if kind == 1:
-                raw = m.group(1)
-                if b"#" in raw:
-                    raw = _NAME_ESCAPE.sub(lambda e: bytes([int(e.group(1), 16)]), raw)
-                return Name(raw.decode("latin-1"))
-            if kind == 3:
-                return Ref(int(m.group(2)), int(m.group(3)))
-            if kind == 4:
-                return _number(m.group(4))
-            return _LITERALS[m.group(5)]
+            return _atom(m)
         self.skip()
         data, pos = self.data, self.pos
         if pos >= len(data):
@@ -171,7 +176,15 @@ class Parser:
         if c == 0x5B:  # [
             self.pos += 1
             items: list[Any] = []
+            # an item that is an atom (a Widths array's numbers, a Differences array's names) is
+            # read here, as parse(depth + 1) would read it, without a call a number
+            atoms = _ATOM.match if depth < MAX_DEPTH else None
             while True:
+                m = atoms(data, self.pos) if atoms is not None else None
+                if m:
+                    self.pos = m.end()
+                    items.append(_atom(m))
+                    continue
                 self.skip()
                 if self.data[self.pos:self.pos + 1] == b"]":
                     self.pos += 1
