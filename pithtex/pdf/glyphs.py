@@ -500,7 +500,7 @@ def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]], b
             if font is not None:
                 strings.extend(_hex(hexed) if hexed else _unescaped(plain) for plain, hexed, number in items
                                if not number)
-                used.setdefault(font, set()).update(b for text in strings for b in text)
+                used.setdefault(font, set()).update(*strings)  # each string's bytes, in C
             strings = []
         elif m.group(2) is not None:
             strings.append(_unescaped(m.group(2)))
@@ -520,7 +520,7 @@ def shown_codes(data: bytes, fonts: dict[str, int], used: dict[int, set[int]], b
                 font = fonts.get(name or "")
             elif word in _SHOWING:
                 if font is not None:
-                    used.setdefault(font, set()).update(b for text in strings for b in text)
+                    used.setdefault(font, set()).update(*strings)  # each string's bytes, in C
                 strings = []
             elif word == b"ID":  # an inline image's data, up to EI
                 end = re.compile(rb"\sEI(?![^\s/\[\]()<>{}%])").search(data, at)
