@@ -166,3 +166,16 @@ def test_a_map_parsed_before_still_catches_the_font_that_lies_with_it(tmp_path):
     assert glyphs.map_parses[0] == before  # the same map, not parsed again
     assert TITLE_A not in forged.text, forged
     assert forged.problem is not None or forged.hidden >= len(TITLE_A.replace(" ", "")), forged
+
+
+def test_the_parsed_maps_kept_are_bounded():
+    """At most glyphs.MAPS_KEPT maps are kept, the oldest dropped first: a folder of fonts
+    each with a map of its own holds no more, and a map dropped is parsed again."""
+    maps = [b"1 beginbfchar <41> <%04X> endbfchar" % (0x100 + n) for n in range(glyphs.MAPS_KEPT + 1)]
+    for data in maps:
+        assert glyphs.to_unicode(data)[0x41] == chr(0x100 + maps.index(data))
+    before = glyphs.map_parses[0]
+    glyphs.to_unicode(maps[-1])  # the newest: kept
+    assert glyphs.map_parses[0] == before
+    glyphs.to_unicode(maps[0])  # the oldest: dropped for the newest, parsed again
+    assert glyphs.map_parses[0] == before + 1
