@@ -194,9 +194,7 @@ def _limits(timeout: float | None) -> Limits:
 def _warm() -> None:
     """Import what reading a file needs before the forks, so the children share one import (a
     tenth of a second) instead of each making its own."""
-    import requests  # noqa: F401  # net.get imports it on the first fetch
-
-    from .. import resolver, verify  # noqa: F401
+    from .. import resolver, verify  # noqa: F401  # resolver brings net: http.client and ssl
     from ..arxiv import identify  # noqa: F401
     from ..pdf import titles  # noqa: F401
     from .bounded import warm
