@@ -28,15 +28,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import http.client
 import ipaddress
 import math
 import os
 import socket
 import threading
 import time
-from typing import Any, NamedTuple
 from urllib.parse import SplitResult, urljoin, urlsplit
+
+from .value import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import http.client
+    from collections.abc import Callable
+    from ssl import SSLContext
 
 CONNECT_TIMEOUT = 5.0  # no single connect waits longer, even with a longer deadline
 CHUNK = 8 * 1024
@@ -78,6 +83,8 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
         raise ValueError(f"deadline {deadline!r} is not a finite time")
     if deadline - time.monotonic() <= 0:
         raise DeadlineExceeded("no time left")
+    import http.client  # here, not at import: 18 ms (its email parser, ssl) a command that never fetches skips
+
     hops = [url]  # every URL asked, in turn: the last is the one that failed
     sent = {"User-Agent": user_agent, "Accept": "*/*", **headers, "Accept-Encoding": "identity",
             "Connection": "close"}
@@ -212,13 +219,15 @@ def _connection(url: str, dog: _Watchdog, allowed: tuple[str, frozenset[str]] | 
 
 
 def _open(scheme: str, host: str, port: int, remaining: float) -> http.client.HTTPConnection:
+    import http.client
+
     if scheme == "https":
         return http.client.HTTPSConnection(host, port, timeout=remaining, context=_tls())
     return http.client.HTTPConnection(host, port, timeout=remaining)
 
 
 def _watched(dog: _Watchdog, allowed: tuple[str, frozenset[str]] | None, address: tuple[str, int],
-             timeout: float, source_address: Any = None) -> socket.socket:
+             timeout: float, source_address: tuple[str, int] | None = None) -> socket.socket:
     """socket.create_connection, with the connect bounded by CONNECT_TIMEOUT and the time
     left, then watched, then checked: a redirect's peer of a kind it may not reach is closed."""
     remaining = max(dog.deadline - time.monotonic(), 0.001)
@@ -242,7 +251,7 @@ def _split(url: str) -> SplitResult:
 
 
 @functools.cache
-def _tls() -> Any:
+def _tls() -> SSLContext:
     """The TLS context: certifi's CA bundle (what requests verified against), host names checked."""
     import ssl
 
@@ -304,10 +313,14 @@ def _read(response: http.client.HTTPResponse, current: str, asked: str, deadline
         if total > max_bytes:
             raise TooLarge("kept sending past the limit")
         chunks.append(chunk)
+    if response.length:  # a sized body ended early: http.client's read(n) returns it short
+        import http.client
+
+        raise http.client.IncompleteRead(b"", response.length)
     return Answer(200, b"".join(chunks), current, etag, source)
 
 
-def _decoder(encoding: str | None, max_bytes: int) -> Any:
+def _decoder(encoding: str | None, max_bytes: int) -> Callable[[bytes], bytes]:
     """We ask for identity; a server that compresses anyway (gzip or deflate, as requests
     accepted) is decoded a chunk at a time, never more than one byte past `max_bytes`."""
     kind = (encoding or "identity").strip().lower()
@@ -330,6 +343,7 @@ def _decoder(encoding: str | None, max_bytes: int) -> Any:
 
 def _reason(exc: Exception, url: str) -> str:
     """A short reason in words, never an exception's repr."""
+    import http.client
     import ssl
 
     if isinstance(exc, http.client.IncompleteRead):
