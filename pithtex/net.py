@@ -250,14 +250,18 @@ def _split(url: str) -> SplitResult:
     return parts
 
 
-@functools.cache
 def _tls() -> SSLContext:
     """The TLS context: certifi's CA bundle (what requests verified against), host names checked."""
-    import ssl
-
     import certifi
 
-    return ssl.create_default_context(cafile=certifi.where())
+    return _context(certifi.where())
+
+
+@functools.cache
+def _context(cafile: str) -> SSLContext:  # loading the bundle costs ~10 ms: once a process
+    import ssl
+
+    return ssl.create_default_context(cafile=cafile)
 
 
 # -- proxies, as requests took them from the environment -----------------------------------
