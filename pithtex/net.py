@@ -34,9 +34,8 @@ import os
 import socket
 import threading
 import time
+from typing import TYPE_CHECKING, NamedTuple  # not value.py's, on net's own floor; the resolver imports typing
 from urllib.parse import SplitResult, urljoin, urlsplit
-
-from .value import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import http.client
