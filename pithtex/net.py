@@ -94,7 +94,7 @@ def get(url: str, headers: dict[str, str], deadline: float, max_bytes: int, user
             if dog.fired and not isinstance(exc, (DeadlineExceeded, TooLarge, RedirectRefused)):
                 raise DeadlineExceeded("too slow", url=exc.url or hops[-1]) from None
             raise type(exc)(str(exc), retry=exc.retry, url=exc.url or hops[-1]) from None
-        except (OSError, http.client.HTTPException, ValueError) as exc:
+        except (OSError, http.client.HTTPException) as exc:
             if dog.fired or time.monotonic() >= deadline:
                 raise DeadlineExceeded("too slow", url=hops[-1]) from None
             if isinstance(exc, TimeoutError):  # socket.timeout: a connect's own bound
@@ -242,10 +242,13 @@ def _watched(dog: _Watchdog, allowed: tuple[str, frozenset[str]] | None, address
 
 
 def _split(url: str) -> SplitResult:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  # read for its check: a port out of range or not a number
+    except ValueError:
+        raise NetError("invalid url") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise NetError("invalid url")
-    parts.port  # noqa: B018  # a port out of range or not a number: ValueError, said as "invalid url"
     return parts
 
 
@@ -257,7 +260,7 @@ def _tls() -> SSLContext:
 
 
 @functools.cache
-def _context(cafile: str) -> SSLContext:  # loading the bundle costs ~10 ms: once a process
+def _context(cafile: str) -> SSLContext:  # its ~150 certificates take tens of ms to load: once a process
     import ssl
 
     return ssl.create_default_context(cafile=cafile)
@@ -362,7 +365,7 @@ def _reason(exc: Exception, url: str) -> str:
         return f"the TLS certificate did not verify ({exc.verify_message})"
     if isinstance(exc, ssl.SSLError):
         return f"TLS failed ({exc.reason or exc.strerror})"
-    if isinstance(exc, (ValueError, http.client.InvalidURL)):
+    if isinstance(exc, http.client.InvalidURL):  # a redirect's Location with control characters
         return "invalid url"
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror.lower()

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
@@ -270,3 +270,16 @@ def test_importing_net_loads_no_http_client_and_no_requests():
            "'urllib3', 'urllib.request', 'certifi'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "[]"
+
+
+# -- failures in words --------------------------------------------------------------------------
+@pytest.mark.parametrize(("location", "said"), [
+    ("http://127.0.0.1:99999/x", "invalid url"),  # no such port
+    ("/a\x01b", "invalid url"),  # a control character in the path
+], ids=["port", "control-character"])
+def test_a_redirect_to_a_malformed_url_names_it(fake, location, said):
+    fake.route("/x", Reply.redirect(location))
+    with pytest.raises(net.NetError) as caught:
+        get(fake.base + "/x")
+    assert str(caught.value) == said and not caught.value.retry
+    assert caught.value.url == urljoin(fake.base + "/x", location)
