@@ -194,7 +194,9 @@ def _limits(timeout: float | None) -> Limits:
 def _warm() -> None:
     """Import what reading a file needs before the forks, so the children share one import (a
     tenth of a second) instead of each making its own."""
-    from .. import resolver, verify  # noqa: F401  # resolver brings net: http.client and ssl
+    import http.client  # noqa: F401  # (and ssl) net.get imports it at its first fetch: once here, not per worker
+
+    from .. import resolver, verify  # noqa: F401
     from ..arxiv import identify  # noqa: F401
     from ..pdf import titles  # noqa: F401
     from .bounded import warm
