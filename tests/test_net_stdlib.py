@@ -188,6 +188,16 @@ def test_a_close_delimited_body_cut_by_the_deadline_is_not_a_short_body(fake):
         get(fake.base + "/x", seconds=1.0)
 
 
+
+def test_a_redirect_s_body_is_never_read(fake):
+    # The redirect's 1,000-byte body drips a byte every half second (500 s in all, past the
+    # 30 s deadline): read, it would end the fetch; it is closed unread and /y answers.
+    fake.route("/x", Reply(302, body=b"x" * 1000, headers={"Location": "/y"}, drip=0.5))
+    fake.route("/y", Reply(body=b"{}"))
+    answer = get(fake.base + "/x")
+    assert (answer.status, answer.body, answer.url) == (200, b"{}", fake.base + "/y")
+    assert answer.redirected_from == fake.base + "/x" and [r.path for r in fake.requests] == ["/x", "/y"]
+
 # -- TLS ----------------------------------------------------------------------------------------
 def test_https_is_verified_against_the_ca_bundle(tls):
     tls.route("/x", Reply(body=b"{}"))
