@@ -278,7 +278,8 @@ def _proxy_for(parts: SplitResult) -> SplitResult | None:
     import urllib.request
 
     proxies = urllib.request.getproxies_environment()
-    if urllib.request.proxy_bypass(parts.netloc.rpartition("@")[2]):  # NO_PROXY (no_proxy)
+    if _in_a_no_proxy_network(parts.hostname or "", proxies.get("no", "")) or \
+            urllib.request.proxy_bypass(parts.netloc.rpartition("@")[2]):  # NO_PROXY's names and addresses
         return None
     given = proxies.get(parts.scheme) or proxies.get("all")
     if not given:
@@ -287,6 +288,20 @@ def _proxy_for(parts: SplitResult) -> SplitResult | None:
     if proxy.scheme != "http" or not proxy.hostname:
         raise NetError(f"the proxy {proxy.scheme}://{proxy.hostname or ''} is not an http:// proxy")
     return proxy
+
+
+def _in_a_no_proxy_network(host: str, no_proxy: str) -> bool:
+    """An address inside a network NO_PROXY names (10.0.0.0/8), as requests allowed; urllib
+    matches names and addresses only."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    for entry in no_proxy.replace(" ", "").split(","):
+        with contextlib.suppress(ValueError):  # a name, or not a network
+            if "/" in entry and address in ipaddress.ip_network(entry, strict=False):
+                return True
+    return False
 
 
 def _proxy_auth(proxy: SplitResult) -> dict[str, str]:

@@ -257,6 +257,16 @@ def test_all_proxy_serves_any_scheme_and_no_proxy_bypasses_it(fake, monkeypatch)
     assert len(fake.requests) == 2
 
 
+@pytest.mark.parametrize("no_proxy", ["127.0.0.0/8", "example.org, 127.0.0.1", "*"])
+def test_no_proxy_names_hosts_addresses_and_networks(fake, monkeypatch, no_proxy):
+    fake.route("/x", Reply(body=b"{}"))
+    with proxy() as p:
+        monkeypatch.setenv("HTTP_PROXY", p.url)
+        monkeypatch.setenv("no_proxy", no_proxy)
+        get(fake.base + "/x")
+    assert p.asked == [] and len(fake.requests) == 1
+
+
 def test_a_proxy_that_drips_its_connect_answer_is_cut_off(tls, monkeypatch):
     with proxy(drip=0.2) as p:
         monkeypatch.setenv("HTTPS_PROXY", p.url)
