@@ -194,7 +194,7 @@ def _limits(timeout: float | None) -> Limits:
 def _warm() -> None:
     """Import what reading a file needs before the forks, so the children share one import (a
     tenth of a second) instead of each making its own."""
-    import requests  # noqa: F401  # net.get imports it on the first fetch
+    import http.client  # noqa: F401  # (and ssl) net.get imports it at its first fetch: once here, not per worker
 
     from .. import resolver, verify  # noqa: F401
     from ..arxiv import identify  # noqa: F401
