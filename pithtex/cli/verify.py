@@ -46,13 +46,29 @@ def register(subparsers: Subparsers) -> None:
 def run(args: Namespace) -> int:
     from pathlib import Path
 
-    from ..client import Client
-    from ..errors import PithError
     from ..files import output_path
     from ..target import kind_of
+    from ..workers import bounded
 
     if args.save:
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
+    if len(args.file) == 1 and kind_of(args.file[0]) == "pdf" and Path(args.file[0]).is_file():
+        # One PDF: its page is read in a bounded worker started now, which imports PDFium and
+        # reads while this process imports the keys, the resolver and the checks.
+        bounded.read_early(args.file[0], args.password)
+    try:
+        return _run(args)
+    finally:
+        bounded.drop_early()  # a read nobody took (the command failed before it): its worker ended
+
+
+def _run(args: Namespace) -> int:
+    from pathlib import Path
+
+    from ..client import Client
+    from ..errors import PithError
+    from ..target import kind_of
+
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
     password = args.password
     if len(args.file) > 1 or Path(args.file[0]).is_dir():
