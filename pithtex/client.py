@@ -280,7 +280,9 @@ class Client:
         from .pdf import facts, shown  # noqa: F401  (the worker's answer is of their types)
 
         if fetching and not self.offline:
-            self.resolver  # noqa: B018  (made now: its imports, the network's included)
+            import http.client  # noqa: F401  # (and ssl) net.get imports it at its first fetch: here, meanwhile
+
+            self.resolver  # noqa: B018  (made now: its imports)
         for key in self.keys:
             key.ready()
 
