@@ -18,10 +18,8 @@ def kind_of(target: str | Path) -> str:
     """What a user's argument names: "pdf", "folder", "record" (a file), "arxiv" or "number".
     An existing file is a PDF when it starts like one or is named .pdf; a saved web page named
     .pdf is refused here, in one sentence."""
-    from .arxiv.ids import looks_like
-
     text, path = str(target), Path(target)
-    if text.strip().lower().startswith("arxiv:") or (not path.exists() and looks_like(text)):
+    if text.strip().lower().startswith("arxiv:") or (not path.exists() and _looks_like_arxiv(text)):
         return "arxiv"
     if path.is_dir():
         return "folder"
@@ -30,6 +28,12 @@ def kind_of(target: str | Path) -> str:
     if path.suffix.lower() in (".pdf", ".json") or "/" in text or "." in text:
         return "pdf" if path.suffix.lower() == ".pdf" else "record"
     return "number"
+
+
+def _looks_like_arxiv(text: str) -> bool:
+    from .arxiv.ids import looks_like  # (imported only for a name that is no file: a file is read first)
+
+    return looks_like(text)
 
 
 def is_pdf(path: Path) -> bool:

@@ -73,6 +73,13 @@ class PublicKey(Frozen):
             verifier = _VERIFIERS[self.raw] = Ed25519PublicKey.from_public_bytes(self.raw)
         return verifier
 
+    def ready(self) -> None:
+        """Its verifier made now (cryptography imported), ahead of a signature to check: while
+        a worker reads the PDF whose record it will check (client.Client.verify_pdf)."""
+        from cryptography.exceptions import InvalidSignature  # noqa: F401  (verify's, imported with it)
+
+        self._verifier()
+
     def verify(self, signature: bytes, message: bytes) -> bool:
         from cryptography.exceptions import InvalidSignature
 

@@ -44,15 +44,41 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
+    import os
+
+    from ..workers import bounded
+
+    if args.save:
+        from ..files import output_path
+
+        output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
+    one = args.file[0] if len(args.file) == 1 and os.path.isfile(args.file[0]) else None
+    if one is not None and (one.lower().endswith(".pdf") or _is_pdf(one)):
+        # One PDF: its page is read in a bounded worker started now (a file named .pdf, before
+        # even its header is read), which imports PDFium and reads while this process imports
+        # the keys, the resolver and the checks.
+        bounded.read_early(one, args.password)
+    try:
+        return _run(args)
+    finally:
+        bounded.drop_early()  # a read nobody took (the command failed before it): its worker ended
+
+
+def _is_pdf(name: str) -> bool:
+    from pathlib import Path
+
+    from ..target import kind_of
+
+    return kind_of(Path(name)) == "pdf"
+
+
+def _run(args: Namespace) -> int:
     from pathlib import Path
 
     from ..client import Client
     from ..errors import PithError
-    from ..files import output_path
     from ..target import kind_of
 
-    if args.save:
-        output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
     password = args.password
     if len(args.file) > 1 or Path(args.file[0]).is_dir():

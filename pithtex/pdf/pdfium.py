@@ -74,38 +74,126 @@ class _Scene:
 
 def preload() -> None:
     """Import PDFium now: a process about to fork workers that read PDFs shares one import."""
-    import pypdfium2  # noqa: F401
+    _library()
+
+
+def _library() -> Any:
+    """PDFium's raw bindings, the library started once a process. Only the raw bindings: they
+    are all the reading uses, and pypdfium2's helper layer above them (its documents, pages,
+    logging and exit handlers) costs `verify one.pdf` as much again to import (issue 32,
+    "fast for one file"). PDFium starts once however often it is asked (pypdfium2 may too)."""
+    global _started
+    import pypdfium2_raw as raw
+
+    if not _started:
+        raw.FPDF_InitLibraryWithConfig(raw.FPDF_LIBRARY_CONFIG(version=2, m_pUserFontPaths=None, m_pIsolate=None,
+                                                              m_v8EmbedderSlot=0))
+        _started = True
+    return raw
+
+
+_started = False
+
+# PDFium's reasons a document does not load (FPDF_GetLastError), in pypdfium2's words
+_LOAD_ERRORS = {0: "Success", 1: "Unknown error", 2: "File access error", 3: "Data format error",
+                4: "Incorrect password error", 5: "Unsupported security scheme error",
+                6: "Page not found or content error"}
+
+
+class _Opened:
+    """A document (`raw`) and, when it has forms, its form environment (`formenv`, with its own
+    `raw`, and the settings it was made with, kept alive as long as it)."""
+
+    def __init__(self, raw: Any, formenv: Any) -> None:
+        self.raw, self.formenv = raw, formenv
+
+
+class _Page:
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def get_bbox(self) -> tuple[float, float, float, float]:
+        """The MediaBox within the CropBox, as PDFium draws the page (its page tree's included)."""
+        raw = _library()
+        rect = raw.FS_RECTF()
+        if not raw.FPDF_GetPageBoundingBox(self.raw, rect):
+            raise _Failed("Failed to get page bounding box.")
+        return (rect.left, rect.bottom, rect.right, rect.top)
+
+
+class _Failed(Exception):
+    pass
+
+
+def _open(path: str | Path, password: bytes | None) -> _Opened:
+    """The PDF open in PDFium, its forms ready to be drawn as a viewer draws them (set up before
+    any page is loaded); _Failed in pypdfium2's words when it does not load."""
+    import os
+    import sys
+
+    raw = _library()
+    name = os.path.realpath(os.path.expanduser(os.fspath(path)))
+    coded = "strict" if sys.platform.startswith("win32") else "surrogateescape"
+    doc = raw.FPDF_LoadDocument((name + "\x00").encode("utf-8", errors=coded),
+                                (password.decode("utf-8") + "\x00").encode("utf-8") if password else None)
+    if raw.FPDF_GetPageCount(doc) < 1:
+        code = raw.FPDF_GetLastError()
+        if doc:
+            raw.FPDF_CloseDocument(doc)
+        raise _Failed(f"Failed to load document (PDFium: {_LOAD_ERRORS.get(code)}).")
+    formenv = None
+    if raw.FPDF_GetFormType(doc) != raw.FORMTYPE_NONE:
+        settings = raw.FPDF_FORMFILLINFO(version=2)
+        handle = raw.FPDFDOC_InitFormFillEnvironment(doc, settings)
+        if not handle:
+            raw.FPDF_CloseDocument(doc)
+            raise _Failed("Initializing form env failed.")
+        formenv = _Form(handle, settings)
+    return _Opened(doc, formenv)
+
+
+class _Form(NamedTuple):
+    raw: Any
+    settings: Any  # PDFium holds a pointer to it while the environment lives
+
+
+def _close(doc: _Opened) -> None:
+    raw = _library()
+    if doc.formenv:
+        raw.FPDFDOC_ExitFormFillEnvironment(doc.formenv.raw)
+    raw.FPDF_CloseDocument(doc.raw)
 
 
 def read_visible(path: str | Path, password: bytes | None, hidden: pg.Hidden, index: int = 0) -> pg.PageOne:
     """Page `index` (0: page 1) as a reader sees it."""
-    import pypdfium2 as pdfium
-
+    raw = _library()
     try:
-        # pypdfium2 hands PDFium a str password as UTF-8: the same bytes, for a UTF-8 password
-        doc = pdfium.PdfDocument(str(path), password=password.decode("utf-8") if password else None)
-        doc.init_forms()  # before a page is loaded: form fields are then drawn as a viewer draws them
+        # PDFium takes the password as UTF-8 bytes: the same bytes, for a UTF-8 password
+        doc = _open(path, password)
     except UnicodeDecodeError:
         return pg.PageOne(problem="PDFium takes only a UTF-8 password: page 1 was not read")
-    except pdfium.PdfiumError as exc:
+    except _Failed as exc:
         return pg.PageOne(problem=f"PDFium cannot open the PDF ({exc})"[:200])
     try:
-        if len(doc) <= index:
+        if raw.FPDF_GetPageCount(doc.raw) <= index:
             return pg.PageOne(problem="the PDF has no pages" if index == 0 else f"the PDF has no page {index + 1}")
+        handle = raw.FPDF_LoadPage(doc.raw, index)
+        if not handle:
+            return pg.PageOne(problem=f"PDFium cannot load page {index + 1} (Failed to load page.)"[:200])
+        if doc.formenv:
+            raw.FORM_OnAfterLoadPage(handle, doc.formenv.raw)
         try:
-            page = doc[index]
-        except pdfium.PdfiumError as exc:
-            return pg.PageOne(problem=f"PDFium cannot load page {index + 1} ({exc})"[:200])
-        try:
-            return _read(doc, page, hidden)
+            return _read(doc, _Page(handle), hidden)
         finally:
-            page.close()
+            if doc.formenv:
+                raw.FORM_OnBeforeClosePage(handle, doc.formenv.raw)
+            raw.FPDF_ClosePage(handle)
     finally:
-        doc.close()
+        _close(doc)
 
 
 def _read(doc: Any, page: Any, hidden: pg.Hidden) -> pg.PageOne:
-    import pypdfium2.raw as raw
+    raw = _library()
 
     # The visible box as PDFium draws it (the CropBox within the MediaBox, each inherited from
     # the page tree: dvipdfmx writes an A4 MediaBox there once). page.get_cropbox() reads the

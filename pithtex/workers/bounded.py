@@ -94,6 +94,13 @@ def read_view(path: str | Path, password: bytes | None = None, pages: int | None
     from ..pdf import view
 
     global _reader
+    early = _take_early()
+    if early is not None:
+        asked, worker = early
+        with ending([worker]):
+            if asked == (_key(path), password, pages, index):
+                answer_early: PageView = worker.wait().value
+                return answer_early
     if inside or not can_fork():
         with _IN_PLACE:
             return view.read_view(path, password, pages, index)
@@ -105,6 +112,52 @@ def read_view(path: str | Path, password: bytes | None = None, pages: int | None
     _reader.submit((path, password, pages, index), str(path))
     answer = _reader.wait().value
     return answer
+
+
+def read_early(path: str | Path, password: bytes | None = None) -> bool:
+    """Start reading one PDF (page 1 and its facts, as `read_view` does) in a bounded child now,
+    before this process imports what comes after the reading (the keys, the resolver, the
+    checks): the child imports PDFium and reads while this process imports, instead of one
+    after the other (issue 32, "fast for one file"). Nothing is imported for it here; the next
+    `read_view` of this file takes the answer, `drop_early` ends a read nobody took. False
+    (nothing started) where no fork is safe: the file is then read when asked."""
+    global _early
+    if inside or _early is not None or not can_fork():
+        return False
+    from ..pdf import view
+
+    worker = Worker(view.read_view, read_limits(), warm)  # the child imports the reader, not this process
+    _early = ((_key(path), password, None, 0), worker)
+    worker.submit((path, password, None, 0), str(path))
+    return True
+
+
+def reading_early() -> bool:
+    """A read `read_early` started is under way: this process has time to import meanwhile."""
+    return _early is not None
+
+
+def drop_early() -> None:
+    """End the child of a read `read_early` started and nobody took (the command failed first)."""
+    early = _take_early()
+    if early is not None:
+        end_all([early[1]])
+
+
+def _key(path: str | Path) -> str:
+    """A path as the early read and the read that takes it both name it ("./a.pdf" is "a.pdf")."""
+    from pathlib import Path
+
+    return str(Path(path))
+
+
+def _take_early() -> tuple[tuple[object, ...], Worker] | None:
+    global _early
+    early, _early = _early, None
+    return early
+
+
+_early: tuple[tuple[object, ...], Worker] | None = None
 
 
 def fresh(worker: Worker | None, call: Callable[..., Any], limits: Limits) -> Worker:
@@ -171,7 +224,7 @@ class Worker:
     of many files pays one fork, not one a file. A request it does not answer (it died, passed
     a limit or its deadline) is Stopped, and the worker is gone: the caller starts another."""
 
-    def __init__(self, call: Callable[..., Any], limits: Limits) -> None:
+    def __init__(self, call: Callable[..., Any], limits: Limits, ready: Callable[[], None] | None = None) -> None:
         global forks
         requests, asked = os.pipe2(os.O_CLOEXEC)
         answers, told = os.pipe2(os.O_CLOEXEC)
@@ -179,7 +232,7 @@ class Worker:
         if pid == 0:
             for fd in (asked, answers, *_held):  # this worker's parent ends, and other workers' pipes
                 os.close(fd)
-            _serve(requests, told, call, limits)
+            _serve(requests, told, call, limits, ready)
         os.close(requests)
         os.close(told)
         _held.update((asked, answers))
@@ -318,7 +371,8 @@ def _death(status: int, limits: Limits) -> str:
     return f"its worker ended with status {code} and no answer"
 
 
-def _serve(requests: int, answers: int, call: Callable[..., Any], limits: Limits) -> NoReturn:
+def _serve(requests: int, answers: int, call: Callable[..., Any], limits: Limits,
+           ready: Callable[[], None] | None = None) -> NoReturn:
     """The child's whole life: a request read, its limits set afresh, the call made, the answer
     written, until its requests end; it ends by os._exit, never by returning into the parent's
     code (nor running its exit handlers)."""
@@ -328,6 +382,8 @@ def _serve(requests: int, answers: int, call: Callable[..., Any], limits: Limits
     code = 1
     try:
         _take_signals()
+        if ready is not None:  # its imports, made while its parent writes the first request
+            ready()
         while True:
             head = _read_exact(requests, 8)
             if len(head) < 8:

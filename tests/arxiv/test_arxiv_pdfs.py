@@ -8,6 +8,7 @@ PDFs: synthetic one-page papers with arXiv's rotated grey stamp in the left marg
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -302,6 +303,29 @@ def test_a_pdf_is_opened_once_in_pithtexs_reader(fake, tmp_path, key, monkeypatc
     pdf = arxiv_pdf(tmp_path / "paper.pdf")
     assert client.verify(pdf).verified
     assert opened == [str(pdf)]
+
+
+# `verify one.pdf` as the command line runs it, the modules of the command's own process after it.
+ONE_PDF = """
+import sys
+from pithtex.cli import main
+from pithtex.workers import bounded
+code = main(sys.argv[1:])
+heavy = sorted({name.split(".")[0] for name in sys.modules} & {"pypdfium2", "pypdfium2_raw", "PIL"})
+print(code, bounded.forks, len(bounded.alive), heavy)
+"""
+
+
+def test_one_pdf_is_read_by_its_worker_alone_while_the_command_imports_the_rest(fake, tmp_path, key):
+    """`verify one.pdf` starts its bounded reader before it imports the keys, the resolver and
+    the checks: PDFium and PIL are imported in that worker only, never in the command's own
+    process (they were, before its one fork); one worker, none left. Counts, not times."""
+    fake.route(RESOLVE, Reply.json(record(key)))
+    pdf = arxiv_pdf(tmp_path / "paper.pdf")
+    proc = subprocess.run([sys.executable, "-c", ONE_PDF, "verify", str(pdf), "--base-url", fake.base, "--keys",
+                           str(key.key_file(tmp_path))], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.stdout.splitlines()[-1] == "0 1 0 []", proc.stdout + proc.stderr
 
 
 def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):

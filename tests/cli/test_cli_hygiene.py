@@ -82,11 +82,16 @@ def hangs_up() -> Iterator[str]:
             with conn:
                 conn.recv(65536)
 
-    threading.Thread(target=serve, daemon=True).start()
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
     try:
         yield f"http://127.0.0.1:{server.getsockname()[1]}"
     finally:
         stop.set()
+        # closing the socket does not wake a thread blocked in accept(): a last connection does,
+        # and the thread is gone before the next test (a live thread keeps readers from forking)
+        socket.create_connection(server.getsockname()).close()
+        thread.join()
         server.close()
 
 

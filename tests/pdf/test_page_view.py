@@ -125,7 +125,7 @@ def test_the_page_view_is_one_picklable_value(tmp_path):
 
 
 # Counts how often a command reads the PDF: Python's audit events name every file opened; the
-# header reads, pithtex's reader (PdfFile) and PDFium's documents are counted where they are made.
+# header reads, pithtex's reader (PdfFile) and PDFium's documents (FPDF_LoadDocument) are counted where they are made.
 # Each count is a line appended to one file, so the reads a forked worker makes count too.
 COUNTER = """
 import os, sys
@@ -145,10 +145,10 @@ def counting(owner, name, what):
         return real(*a, **k)
     setattr(owner, name, wrapped)
 
-import pypdfium2
+import pypdfium2_raw
 import pithtex.target
 import pithtex.pdf.reader
-counting(pypdfium2.PdfDocument, "__init__", "renderer")
+counting(pypdfium2_raw, "FPDF_LoadDocument", "renderer")
 counting(pithtex.pdf.reader.PdfFile, "__init__", "reader")
 counting(pithtex.target, "_header_says_pdf", "header")
 from pithtex.cli import main

@@ -209,8 +209,8 @@ def test_stamp_with_a_number_never_loads_the_page_reader(tmp_path):
     # ... and verify of a PDF does load it, so the listing would show it
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pithtex", "verify", str(tmp_path / "o.pdf"),
                            "--record", str(SEED_PATH)], capture_output=True, text=True, timeout=120)
-    assert "pypdfium2" in {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
-                           if line.startswith("import time:")}
+    assert "pypdfium2_raw" in {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+                               if line.startswith("import time:")}  # (its reader worker's listing: the same stderr)
 
 
 EXAMPLE_CLASSES = list(CLASS_NAMES)
