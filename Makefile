@@ -94,8 +94,11 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+# Every bench/*.py with its defaults, in turn (bench/measure.py runs them), into the log
+# bench/runs/<UTC date>-<short commit>.txt that docs/performance.md names. About 35 minutes on
+# 2 shared cores; each bench's time is in the log's last lines and in docs/performance.md.
 bench: venv system-packages
-	for b in bench/*.py; do [ $$b = bench/measure.py ] && continue; echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python bench/measure.py
 
 # The release: sdist and wheel from pyproject.toml (version from pithtex/brand.py, the same
 # one pith.sty declares), then twine's check of what PyPI would show. Built with the venv's

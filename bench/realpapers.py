@@ -1,8 +1,10 @@
 """Compile real papers with pith added and read back where the badge lands (issue #10).
 
-    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check] [--sty FILE]
+    .venv/bin/python bench/realpapers.py [PAPERS] [--insert class|packages|both] [--dvips] [--check] [--sty FILE]
 
-PAPERS holds one folder per paper (its sources, as its authors compile it). The main file
+PAPERS holds one folder per paper (its sources, as its authors compile it); without it, the
+checkout's examples/ (one paper a class; tests/ holds no folder of whole papers a class each),
+of which folders without a main file (examples/sites) are passed over. The main file
 is the one named in the folder's `.pithmain`, else the only top-level .tex file with
 \\documentclass and \\begin{document}; a `.pithengine` holding `xelatex` has the paper
 compiled by XeLaTeX instead of pdflatex (a class that insists on it: Chinese journals on ctex).
@@ -411,7 +413,8 @@ def table(rows: list[Row]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("papers", type=Path, help="a folder with one folder per paper")
+    parser.add_argument("papers", nargs="?", type=Path, default=ROOT / "examples",
+                        help="a folder with one folder per paper (default: examples/)")
     parser.add_argument("--insert", choices=["class", "packages", "both"], default="both")
     parser.add_argument("--dvips", action="store_true", help="also latex -> dvips -> ps2pdf")
     parser.add_argument("--check", action="store_true", help="also `pithtex check` each paper")
@@ -422,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     header(__file__)
     inserts = ["class", "packages"] if args.insert == "both" else [args.insert]
     engines = ["pdflatex"] + (["dvips"] if args.dvips else [])
-    folders = [p for p in sorted(args.papers.iterdir()) if p.is_dir() and (not args.only or p.name in args.only)]
+    folders = [p for p in sorted(args.papers.iterdir()) if p.is_dir() and (not args.only or p.name in args.only)
+               and ((p / ".pithmain").is_file() or any(_is_main(tex) for tex in p.glob("*.tex")))]
     rows: list[Row] = []
     checks = []
     with tempfile.TemporaryDirectory(prefix="realpapers-") as tmp:

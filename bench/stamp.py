@@ -41,7 +41,7 @@ from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.measure import header, ratio
+from bench.measure import default_corpus, header, ratio
 from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,8 +49,7 @@ BIN = Path(sys.executable).parent
 PITHTEX = str(BIN / "pithtex")
 PYTHON = sys.executable
 # The batch rate is measured over the shared corpus when there is one, else the tests' PDFs.
-CORPUS = next(p for p in (Path(os.environ.get("PITH_CORPUS", ROOT.parent / "shared" / "corpus" / "pdf")),
-                          ROOT / "tests" / "fixtures" / "pdf") if p.is_dir())
+CORPUS = default_corpus()
 NUMBER = f"pith:2021:{SAMPLE_BODY}"
 PIKEPDF = ("import pikepdf, sys; p = pikepdf.open(sys.argv[1]); "
            f"p.docinfo['/PithNumber'] = '{SAMPLE_BODY}'; p.save(sys.argv[2])")
@@ -235,7 +234,7 @@ def batch(runs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="?", type=int, default=15, help="timed runs of each tool (median)")
+    parser.add_argument("runs", nargs="?", type=int, default=7, help="timed runs of each tool (median)")
     parser.add_argument("--no-wheel", action="store_true", help="measure the dev venv's pithtex only")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind instruction counts")
     args = parser.parse_args()
