@@ -95,8 +95,9 @@ lint: venv
 	$(BIN)/mypy
 
 # Every bench/*.py with its defaults, in turn (bench/measure.py runs them), into the log
-# bench/runs/<UTC date>-<short commit>.txt that docs/performance.md names. About 35 minutes on
-# 2 shared cores; each bench's time is in the log's last lines and in docs/performance.md.
+# bench/runs/<UTC date>-<short commit>.txt that docs/performance.md names. About 20 minutes on
+# 2 shared cores (a trial at load 3-5: 11 minutes with half the rounds); each bench's time is
+# in the log's last lines and in docs/performance.md.
 bench: venv system-packages
 	$(BIN)/python bench/measure.py
 

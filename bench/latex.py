@@ -8,7 +8,7 @@ instructions executed (callgrind), which other load on the machine cannot distur
 Printed: each variant's ratio to its baseline, measured side by side in this one run.
 Targets: pith <= 1.03x with hyperref, <= 1.05x without it.
 
-    .venv/bin/python bench/latex.py [--rounds 7] [--no-count] [--sty OLD/pith.sty]
+    .venv/bin/python bench/latex.py [--rounds 15] [--no-count] [--sty OLD/pith.sty]
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def report(title: str, value: dict[str, list[float]]) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=7, help="timed runs per variant (default 7)")
+    parser.add_argument("--rounds", type=int, default=15, help="timed runs per variant (default 15)")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind instruction counts")
     parser.add_argument("--sty", type=Path, default=STY, help="the pith.sty to measure (default latex/pith.sty),"
                         " e.g. an older rendering for a before/after comparison")

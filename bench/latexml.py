@@ -9,8 +9,8 @@ machine hits both alike. Compared by the CPU time of the latexmlc child (the rat
 medians of the rounds; wall time too), on the system's LaTeXML and, when it is built, on the
 one in the forky chroot of `make texlive-matrix` (LaTeXML 0.8.8). Target: <= 1.2x.
 
-    .venv/bin/python bench/latexml.py [--rounds 3] [--examples article,revtex4-2] [--no-chroot]
-    .venv/bin/python bench/latexml.py --papers PAPERS [--rounds 3]
+    .venv/bin/python bench/latexml.py [--rounds 5] [--examples article,revtex4-2] [--no-chroot]
+    .venv/bin/python bench/latexml.py --papers PAPERS [--rounds 5]
 
 With --papers, real papers instead (PAPERS: one folder per paper, as bench/realpapers.py
 takes them): each as its authors wrote it, and with `\\usepackage{pith}` + `\\pithnumber`
@@ -160,7 +160,7 @@ def bench_site(label: str, root: Path | None, examples: list[str], rounds: int,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--examples", default=",".join(EXAMPLES))
     ap.add_argument("--no-chroot", action="store_true", help="only the system's LaTeXML")
     ap.add_argument("--papers", type=Path, help="a folder of real papers, one folder each, instead of the examples")

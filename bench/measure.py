@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RUNS = ROOT / "bench" / "runs"
 # A bench's exit status when it cannot run on this machine (automake's "skipped").
 CANNOT_RUN = 77
-# Seconds a bench may take under `make bench` (the slowest take ~6 minutes on 2 shared cores).
+# Seconds a bench may take under `make bench` (the slowest, latexml.py, took 3 minutes at load 4).
 BUDGET = 15 * 60
 
 

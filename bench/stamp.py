@@ -234,7 +234,7 @@ def batch(runs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="?", type=int, default=7, help="timed runs of each tool (median)")
+    parser.add_argument("runs", nargs="?", type=int, default=15, help="timed runs of each tool (median)")
     parser.add_argument("--no-wheel", action="store_true", help="measure the dev venv's pithtex only")
     parser.add_argument("--no-count", action="store_true", help="skip the callgrind instruction counts")
     args = parser.parse_args()
