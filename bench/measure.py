@@ -122,16 +122,16 @@ def _run_one(bench: Path, env: dict[str, str], log: TextIO) -> tuple[str, float]
     return f"failed: exit {code}", seconds
 
 
-def run_all(only: Sequence[str] = ()) -> int:
-    """Every bench (or those named, `verify` or `verify.py`) in turn into one log; 1 when one
-    failed (the rest still run)."""
+def run_all(only: Sequence[str] = (), folder: Path = ROOT / "bench", runs: Path = RUNS) -> int:
+    """Every bench of `folder` (or those named, `verify` or `verify.py`) in turn into one log in
+    `runs`; 1 when one failed (the rest still run)."""
     commit = _git("rev-parse", "--short", "HEAD")
     dirty = any(not line[3:].startswith("bench/runs/") for line in _git("status", "--porcelain").splitlines())
-    RUNS.mkdir(exist_ok=True)
-    path = _log_path(commit, dirty, bool(only))
+    runs.mkdir(exist_ok=True)
+    path = runs / _log_path(commit, dirty, bool(only)).name
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     wanted = {name.removesuffix(".py") for name in only}
-    benches = sorted(p for p in (ROOT / "bench").glob("*.py")
+    benches = sorted(p for p in folder.glob("*.py")
                      if p.name != "measure.py" and (not wanted or p.stem in wanted))
     outcomes: list[tuple[str, str, float]] = []
     start = time.monotonic()
@@ -156,11 +156,12 @@ def run_all(only: Sequence[str] = ()) -> int:
             log.write(done)
         failed = [o for o in outcomes if o[1].startswith("failed")]
         skipped = [o for o in outcomes if o[1].startswith("cannot run")]
-        lines = [f"\n== make bench: {len(outcomes)} benches in {time.monotonic() - start:.0f} s: "
+        benches_ran = f"{len(outcomes)} bench{'es' if len(outcomes) != 1 else ''}"
+        lines = [f"\n== make bench: {benches_ran} in {time.monotonic() - start:.0f} s: "
                  f"{len(outcomes) - len(failed) - len(skipped)} ran, {len(skipped)} cannot run here, "
                  f"{len(failed)} failed"]
         lines += [f"   bench/{name}: {outcome}, {seconds:.0f} s" for name, outcome, seconds in outcomes]
-        lines.append(f"log: {path.relative_to(ROOT)}")
+        lines.append(f"log: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
         text = "\n".join(lines) + "\n"
         sys.stdout.write(text)
         log.write(text)
