@@ -95,9 +95,10 @@ lint: venv
 	$(BIN)/mypy
 
 # Every bench/*.py with its defaults, in turn (bench/measure.py runs them), into the log
-# bench/runs/<UTC date>-<short commit>.txt that docs/performance.md names. About 20 minutes on
-# 2 shared cores (a trial at load 3-5: 11 minutes with half the rounds); each bench's time is
-# in the log's last lines and in docs/performance.md.
+# bench/runs/<UTC date>-<short commit>.txt that docs/performance.md names. 1,131 s (19 minutes)
+# on 2 cores shared at load 2-8 (2026-12-05): concurrency 339 s, latexml 286 s, latex 133 s,
+# serve 76 s, stamp 48 s, the other 16 under 30 s each (docs/performance.md lists all; the
+# log's last lines too). A bench stops at 15 minutes; one that cannot run here is counted.
 bench: venv system-packages
 	$(BIN)/python bench/measure.py
 
