@@ -94,8 +94,13 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+# Every bench/*.py with its defaults, in turn (bench/measure.py runs them), into the log
+# bench/runs/<UTC date>-<short commit>.txt that docs/performance.md names. 1,131 s (19 minutes)
+# on 2 cores shared at load 2-8 (2026-12-05): concurrency 339 s, latexml 286 s, latex 133 s,
+# serve 76 s, stamp 48 s, the other 16 under 30 s each (docs/performance.md lists all; the
+# log's last lines too). A bench stops at 15 minutes; one that cannot run here is counted.
 bench: venv system-packages
-	for b in bench/*.py; do [ $$b = bench/measure.py ] && continue; echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	$(BIN)/python bench/measure.py
 
 # The release: sdist and wheel from pyproject.toml (version from pithtex/brand.py, the same
 # one pith.sty declares), then twine's check of what PyPI would show. Built with the venv's

@@ -9,7 +9,8 @@ that said "stamped" (exit 0) must have its number in the file, unless a revert s
 in the same round ("lost numbers"); two different numbers both "stamped" without a revert
 between them is a lost number too (the second must have been refused).
 
-Run: .venv/bin/python bench/concurrency.py [ROUNDS] [--pithtex PATH]  (default 1,000 rounds)
+Run: .venv/bin/python bench/concurrency.py [ROUNDS] [--pithtex PATH]  (default 1,000 rounds:
+about 1.5 minutes on 2 shared cores, 200 took 19 s at load 3)
 """
 
 from __future__ import annotations

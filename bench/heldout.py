@@ -15,7 +15,9 @@ Results of the slow, input-only checks (exiftool, qpdf and the libraries on the 
 are cached by the input's SHA-256 in FOLDER/.heldout-cache.json, so a rerun after a fix
 costs only the pithtex side.
 
-Run: .venv/bin/python bench/heldout.py FOLDER [--jobs N] [--json RESULTS.json] [--only SUBSTR]
+Run: .venv/bin/python bench/heldout.py [FOLDER] [--jobs N] [--json RESULTS.json] [--only SUBSTR]
+Without FOLDER: $PITH_CORPUS, else ../shared/corpus/pdf, else tests/fixtures/pdf (bench/measure.py);
+the cache is kept beside a folder outside the checkout only (never written into tests/).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.measure import header
+from bench.measure import ROOT, default_corpus, header
 from pithtex.brand import SAMPLE_BODY
 
 BIN = Path(sys.executable).parent
@@ -129,9 +131,9 @@ def pithtex_stamp(path: Path, out: Path) -> tuple[str, str]:
 
 
 class Cache:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None) -> None:
         self.path, self.lock = path, threading.Lock()
-        self.data = json.loads(path.read_text()) if path.is_file() else {}
+        self.data = json.loads(path.read_text()) if path and path.is_file() else {}
 
     def facts(self, pdf: Path, tmp: Path) -> dict:
         key = hashlib.sha256(pdf.read_bytes()).hexdigest()
@@ -144,7 +146,8 @@ class Cache:
         return found
 
     def save(self) -> None:
-        self.path.write_text(json.dumps(self.data))
+        if self.path:
+            self.path.write_text(json.dumps(self.data))
 
 
 def check(pdf: Path, root: Path, cache: Cache) -> dict:
@@ -193,16 +196,17 @@ def report(results: list[dict]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder", type=Path)
+    ap.add_argument("folder", nargs="?", type=Path, default=None, help="a folder of PDFs")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", type=Path, help="write every file's result here")
     ap.add_argument("--only", default="", help="only files whose path contains this")
     args = ap.parse_args()
     header(__file__)
-    root = args.folder.resolve()
+    root = (args.folder or default_corpus()).resolve()
     pdfs = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file()
                   and args.only in str(p.relative_to(root)))
-    cache = Cache(root / ".heldout-cache.json")
+    # A folder in the checkout (the tests' PDFs) gets no cache file: the tree stays as committed.
+    cache = Cache(None if root.is_relative_to(ROOT) else root / ".heldout-cache.json")
     try:
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda p: check(p, root, cache), pdfs))

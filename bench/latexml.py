@@ -10,7 +10,7 @@ medians of the rounds; wall time too), on the system's LaTeXML and, when it is b
 one in the forky chroot of `make texlive-matrix` (LaTeXML 0.8.8). Target: <= 1.2x.
 
     .venv/bin/python bench/latexml.py [--rounds 5] [--examples article,revtex4-2] [--no-chroot]
-    .venv/bin/python bench/latexml.py --papers PAPERS [--rounds 3]
+    .venv/bin/python bench/latexml.py --papers PAPERS [--rounds 5]
 
 With --papers, real papers instead (PAPERS: one folder per paper, as bench/realpapers.py
 takes them): each as its authors wrote it, and with `\\usepackage{pith}` + `\\pithnumber`
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import header, ratio  # noqa: E402
+from bench.measure import cannot_run, header, ratio  # noqa: E402
 from pithtex.brand import SAMPLE_BODY, number_url  # noqa: E402
 from pithtex.latex.options import CLASS_NAMES  # noqa: E402
 from pithtex.latex.sty import write_beside  # noqa: E402
@@ -174,8 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_chroot and (CHROOT / "usr/bin/latexmlc").exists():
         sites.append((f"forky {version(CHROOT)}", CHROOT))
     if not sites:
-        print("bench/latexml.py: no latexmlc here (make system-packages installs Debian's latexml)")
-        return 1
+        cannot_run(__file__, "no latexmlc here (make system-packages installs Debian's latexml)")
     rows = []
     for label, root in sites:
         rows += bench_site(label, root, examples, args.rounds, papers)

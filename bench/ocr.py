@@ -66,14 +66,14 @@ def timed(path: Path, search: str) -> tuple[float, bool]:
 
 
 def main() -> None:
-    from bench.measure import header, ratio
+    from bench.measure import cannot_run, header, ratio
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdfs", nargs="*", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     if shutil.which("tesseract") is None:
-        raise SystemExit("tesseract is not on PATH: apt-get install tesseract-ocr tesseract-ocr-eng")
+        cannot_run(__file__, "tesseract is not on PATH (apt-get install tesseract-ocr tesseract-ocr-eng)")
     with tempfile.TemporaryDirectory() as tmp:
         pdfs = args.pdfs or make_papers(Path(tmp))
         bare = Path(tmp) / "bare"

@@ -27,11 +27,11 @@ fonts, and here (no cm-super on this machine) the T1 papers use lmodern for that
 bench/verify_pdfs.py's do. T1 without lmodern or cm-super gives bitmap Type 3 fonts, whose
 titles are read by OCR (~130 ms a file): that case is bench/ocr.py's, not this one's.
 
-With --instructions, each of the two is also run once under callgrind: its instructions are
-the same on a busy machine, where wall and CPU time are not.
+Where valgrind is installed (unless --no-count), each of the two is also run once under
+callgrind: its instructions are the same on a busy machine, where wall and CPU time are not.
 
 Run: .venv/bin/python bench/page_one.py [PDF or FOLDER ...] [--repeat 5] [--make 60] [--starts 21]
-     [--instructions] [--pypdf] [--verify '--base-url http://127.0.0.1:PORT']
+     [--no-count] [--pypdf] [--verify '--base-url http://127.0.0.1:PORT']
 """
 
 from __future__ import annotations
@@ -278,8 +278,9 @@ def main() -> None:
     parser.add_argument("--make", type=int, default=60)
     parser.add_argument("--starts", type=int, default=21, help="start-up runs (0: none)")
     parser.add_argument("--pypdf", action="store_true", help="time pypdf's extract_text too")
-    parser.add_argument("--instructions", action="store_true",
-                        help="count the start-up's instructions under callgrind too (load-proof, ~1 min)")
+    parser.add_argument("--no-count", action="store_true",
+                        help="skip the start-up's instructions under callgrind (load-proof, ~1 min; on by default "
+                             "where valgrind is installed)")
     parser.add_argument("--verify", metavar="ARGS", default=None,
                         help="also time one `pithtex verify FILE... ARGS` (ARGS one string, e.g. '--base-url URL')")
     args = parser.parse_args()
@@ -289,7 +290,7 @@ def main() -> None:
         report_pages(files, measure(files, args.repeat, args.pypdf), args.repeat)
         if args.starts:
             paper = files[0] if args.pdfs else Path(tmp) / f"{KINDS[1][0]}.pdf"
-            start_up(Path(tmp), paper, args.starts, args.instructions)
+            start_up(Path(tmp), paper, args.starts, not args.no_count and shutil.which("valgrind") is not None)
         if args.verify is not None:
             pairs = [verify_all(files, shlex.split(args.verify)) for _ in range(args.repeat)]
             verify, loop = [v for v, _l in pairs], [lp for _v, lp in pairs]

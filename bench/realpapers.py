@@ -1,8 +1,11 @@
 """Compile real papers with pith added and read back where the badge lands (issue #10).
 
-    .venv/bin/python bench/realpapers.py PAPERS [--insert class|packages|both] [--dvips] [--check] [--sty FILE]
+    .venv/bin/python bench/realpapers.py [PAPERS] [--insert class|packages|both] [--dvips] [--check] [--sty FILE]
 
-PAPERS holds one folder per paper (its sources, as its authors compile it). The main file
+PAPERS holds one folder per paper (its sources, as its authors compile it); without it, the
+checkout's examples/ papers (one a class; tests/ holds no folder of whole papers a class each)
+as their authors wrote them before pith: copied with pith's lines taken out (bench/latexml.py's
+strip_pith). Folders without a main file (examples/sites) are passed over. The main file
 is the one named in the folder's `.pithmain`, else the only top-level .tex file with
 \\documentclass and \\begin{document}; a `.pithengine` holding `xelatex` has the paper
 compiled by XeLaTeX instead of pdflatex (a class that insists on it: Chinese journals on ctex).
@@ -38,6 +41,7 @@ otherwise it names what failed.
 from __future__ import annotations
 
 import argparse
+import atexit
 import html
 import json
 import re
@@ -409,9 +413,24 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def pithless_examples(into: Path) -> Path:
+    """examples/<class>/ copied into `into` without pith (package, number, commands): the
+    papers as their authors had them, which is what this bench adds pith to. Removed at exit."""
+    from latexml import strip_pith  # bench/ is on the path of a bench script
+
+    atexit.register(shutil.rmtree, into, True)
+    for folder in sorted((ROOT / "examples").iterdir()):
+        if (folder / "paper.tex").is_file():
+            shutil.copytree(folder, into / folder.name)
+            tex = into / folder.name / "paper.tex"
+            tex.write_text(strip_pith(tex.read_text()))
+    return into
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("papers", type=Path, help="a folder with one folder per paper")
+    parser.add_argument("papers", nargs="?", type=Path, default=None,
+                        help="a folder with one folder per paper (default: examples/ without pith)")
     parser.add_argument("--insert", choices=["class", "packages", "both"], default="both")
     parser.add_argument("--dvips", action="store_true", help="also latex -> dvips -> ps2pdf")
     parser.add_argument("--check", action="store_true", help="also `pithtex check` each paper")
@@ -422,7 +441,9 @@ def main(argv: list[str] | None = None) -> int:
     header(__file__)
     inserts = ["class", "packages"] if args.insert == "both" else [args.insert]
     engines = ["pdflatex"] + (["dvips"] if args.dvips else [])
-    folders = [p for p in sorted(args.papers.iterdir()) if p.is_dir() and (not args.only or p.name in args.only)]
+    papers = args.papers or pithless_examples(Path(tempfile.mkdtemp(prefix="realpapers-examples-")))
+    folders = [p for p in sorted(papers.iterdir()) if p.is_dir() and (not args.only or p.name in args.only)
+               and ((p / ".pithmain").is_file() or any(_is_main(tex) for tex in p.glob("*.tex")))]
     rows: list[Row] = []
     checks = []
     with tempfile.TemporaryDirectory(prefix="realpapers-") as tmp:

@@ -41,7 +41,7 @@ from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.measure import header, ratio
+from bench.measure import default_corpus, header, ratio
 from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,8 +49,7 @@ BIN = Path(sys.executable).parent
 PITHTEX = str(BIN / "pithtex")
 PYTHON = sys.executable
 # The batch rate is measured over the shared corpus when there is one, else the tests' PDFs.
-CORPUS = next(p for p in (Path(os.environ.get("PITH_CORPUS", ROOT.parent / "shared" / "corpus" / "pdf")),
-                          ROOT / "tests" / "fixtures" / "pdf") if p.is_dir())
+CORPUS = default_corpus()
 NUMBER = f"pith:2021:{SAMPLE_BODY}"
 PIKEPDF = ("import pikepdf, sys; p = pikepdf.open(sys.argv[1]); "
            f"p.docinfo['/PithNumber'] = '{SAMPLE_BODY}'; p.save(sys.argv[2])")

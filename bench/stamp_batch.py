@@ -17,7 +17,6 @@ Without FOLDER: $PITH_CORPUS, else ../shared/corpus/pdf, else tests/fixtures/pdf
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import resource
 import shutil
@@ -29,17 +28,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.measure import header, ratio
+from bench.measure import default_corpus, header, ratio
 from pithtex.brand import SAMPLE_BODY
 
 ROOT = Path(__file__).resolve().parent.parent
 PITHTEX = str(Path(sys.executable).parent / "pithtex")
 NUMBER = f"pith:2021:{SAMPLE_BODY}"
-
-
-def default_corpus() -> Path:
-    return next(p for p in (Path(os.environ.get("PITH_CORPUS", ROOT.parent / "shared" / "corpus" / "pdf")),
-                            ROOT / "tests" / "fixtures" / "pdf") if p.is_dir())
 
 
 def commands(files: list[Path], out: Path) -> dict[str, list[str]]:
