@@ -52,19 +52,14 @@ TARGET = 1.2
 URL = number_url(SAMPLE_BODY)
 
 
-def strip_pith(tex: str) -> str:
-    """The same paper without pith: no package, no number, no pith commands."""
-    tex = re.sub(r"^\\usepackage(\[[^]]*\])?\{pith\}.*$", "", tex, flags=re.M)
-    tex = re.sub(r"^\\pithnumber\{[^}]*\}.*$", "", tex, flags=re.M)
-    return re.sub(r"\\pith(long|short|badge)(\{\})?", "", tex)
-
-
 def prepare(base: Path, example: str) -> tuple[Path, Path, str]:
     """An example as it is, and its pith-less twin; and the main file's name."""
     with_pith, without = base / f"{example}-pith", base / f"{example}-bare"
     for folder in (with_pith, without):
         shutil.copytree(ROOT / "examples" / example, folder)
     write_beside(with_pith)
+    from realpapers import strip_pith  # bench/ is on the path of a bench script
+
     tex = without / "paper.tex"
     tex.write_text(strip_pith(tex.read_text()))
     return with_pith, without, "paper.tex"

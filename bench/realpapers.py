@@ -4,8 +4,8 @@
 
 PAPERS holds one folder per paper (its sources, as its authors compile it); without it, the
 checkout's examples/ papers (one a class; tests/ holds no folder of whole papers a class each)
-as their authors wrote them before pith: copied with pith's lines taken out (bench/latexml.py's
-strip_pith). Folders without a main file (examples/sites) are passed over. The main file
+as their authors wrote them before pith: copied with pith's lines taken out (strip_pith,
+which bench/latexml.py uses too). Folders without a main file (examples/sites) are passed over. The main file
 is the one named in the folder's `.pithmain`, else the only top-level .tex file with
 \\documentclass and \\begin{document}; a `.pithengine` holding `xelatex` has the paper
 compiled by XeLaTeX instead of pdflatex (a class that insists on it: Chinese journals on ctex).
@@ -117,6 +117,13 @@ class Row:
     gap: str
     verdict: str
 
+
+
+def strip_pith(tex: str) -> str:
+    """The same paper without pith: no package, no number, no pith commands."""
+    tex = re.sub(r"^\\usepackage(\[[^]]*\])?\{pith\}.*$", "", tex, flags=re.M)
+    tex = re.sub(r"^\\pithnumber\{[^}]*\}.*$", "", tex, flags=re.M)
+    return re.sub(r"\\pith(long|short|badge)(\{\})?", "", tex)
 
 def main_file(folder: Path) -> Path:
     named = folder / ".pithmain"
@@ -416,7 +423,6 @@ def table(rows: list[Row]) -> str:
 def pithless_examples(into: Path) -> Path:
     """examples/<class>/ copied into `into` without pith (package, number, commands): the
     papers as their authors had them, which is what this bench adds pith to. Removed at exit."""
-    from latexml import strip_pith  # bench/ is on the path of a bench script
 
     atexit.register(shutil.rmtree, into, True)
     for folder in sorted((ROOT / "examples").iterdir()):
