@@ -236,7 +236,6 @@ class Client:
 
         path = Path(path)
         if view is None:
-            self._meanwhile(record is None)
             view = _read_pdf(path, password)
         facts, shown = view.facts, view.shown
         shows = identify_page(facts, view.page)
@@ -265,26 +264,6 @@ class Client:
             _after_expected(report, "arxiv", shows_check(canonical_of_or_empty(document), shows))
         report.checks["paper"] = verifying.check_paper(document, shown, title)
         return Verification(report, document, source, shows and shows.arxiv, resolved, shows, str(path))
-
-    def _meanwhile(self, fetching: bool) -> None:
-        """While a worker reads the PDF (workers/bounded.read_early: one PDF on the command line),
-        what follows its reading is imported here, side by side with it: the checks, the
-        identification, the resolver (when a record is to be fetched) and each key's verifier.
-        Nothing when the PDF is read here and now (the imports then come as they are needed)."""
-        from .workers import bounded
-
-        if not bounded.reading_early():
-            return
-        from . import verify  # noqa: F401
-        from .arxiv import identify  # noqa: F401
-        from .pdf import facts, shown  # noqa: F401  (the worker's answer is of their types)
-
-        if fetching and not self.offline:
-            import http.client  # noqa: F401  # (and ssl) net.get imports it at its first fetch: here, meanwhile
-
-            self.resolver  # noqa: B018  (made now: its imports)
-        for key in self.keys:
-            key.ready()
 
     # -- many files ----------------------------------------------------------------------------
     def verify_files(self, targets: Iterable[str | Path], *, password: bytes | None = None,

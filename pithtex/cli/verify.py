@@ -106,6 +106,8 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
     from ..target import kind_of
 
     target, kind = args.file[0], kind_of(args.file[0])
+    if kind == "pdf":
+        _meanwhile(client, fetching=args.record is None)
     try:
         checked = client.verify(target, expect=args.number, title=args.title, record=args.record, password=password)
     except InvalidNumber as exc:
@@ -125,6 +127,26 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
         print_report(checked)
     _save(args, checked)
     return checked.exit_code
+
+
+def _meanwhile(client: Client, fetching: bool) -> None:
+    """While the worker `read_early` started reads the PDF, what follows its reading is imported
+    here, side by side with it: the checks, the identification, the resolver (when a record is
+    to be fetched) and each key's verifier. Nothing when no read was started early."""
+    from ..workers import bounded
+
+    if not bounded.reading_early():
+        return
+    from .. import verify  # noqa: F401
+    from ..arxiv import identify  # noqa: F401
+    from ..pdf import facts, shown  # noqa: F401  (the worker's answer is of their types)
+
+    if fetching and not client.offline:
+        import http.client  # noqa: F401  # (and ssl) net.get imports it at its first fetch: here, meanwhile
+
+        client.resolver  # noqa: B018  (made now: its imports)
+    for key in client.keys:
+        key.ready()
 
 
 def _save(args: Namespace, checked: Verification) -> None:
