@@ -44,32 +44,14 @@ def register(subparsers: Subparsers) -> None:
 
 
 def run(args: Namespace) -> int:
-    import os
-
-    from ..workers import bounded
+    from ..head_start import reading_one_pdf_early
 
     if args.save:
         from ..files import output_path
 
         output_path(args.save)  # before any work: nothing is fetched for a path that cannot be written
-    one = args.file[0] if len(args.file) == 1 and os.path.isfile(args.file[0]) else None
-    if one is not None and (one.lower().endswith(".pdf") or _is_pdf(one)):
-        # One PDF: its page is read in a bounded worker started now (a file named .pdf, before
-        # even its header is read), which imports PDFium and reads while this process imports
-        # the keys, the resolver and the checks.
-        bounded.read_early(one, args.password)
-    try:
+    with reading_one_pdf_early(args.file, args.password):
         return _run(args)
-    finally:
-        bounded.drop_early()  # a read nobody took (the command failed before it): its worker ended
-
-
-def _is_pdf(name: str) -> bool:
-    from pathlib import Path
-
-    from ..target import kind_of
-
-    return kind_of(Path(name)) == "pdf"
 
 
 def _run(args: Namespace) -> int:
@@ -80,13 +62,12 @@ def _run(args: Namespace) -> int:
     from ..target import kind_of
 
     client = Client(warn_refused(args.keys), base_url=args.base_url, offline=args.offline)
-    password = args.password
     if len(args.file) > 1 or Path(args.file[0]).is_dir():
         if args.record or args.save or args.number or args.title:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
         from .verdicts import verify_many
 
-        return verify_many(client, args.file, password, args.json, usable_jobs(args.jobs))
+        return verify_many(client, args.file, args.password, args.json, usable_jobs(args.jobs))
     kind = kind_of(args.file[0])
     if args.record and (kind != "pdf" or args.online or args.offline):
         raise PithError(f"--record is for a PDF (checked against that record); {args.file[0]} is not a PDF"
@@ -95,21 +76,23 @@ def _run(args: Namespace) -> int:
         flag = "--online" if args.online else "--offline"
         raise PithError(f"{flag} is for a Pith Number, an arXiv id or a PDF; {args.file[0]} is verified from its "
                         f"own contents, so drop {flag} (or pass the number: pithtex verify NUMBER {flag})")
-    return _show(args, client, password)  # one target
+    return _show(args, client, kind)  # one target
 
 
-def _show(args: Namespace, client: Client, password: bytes | None) -> int:
+def _show(args: Namespace, client: Client, kind: str) -> int:
     """Run one verification and print it; with --json, a record that could not be had still
     gets a report of the report's shape, naming the step that failed."""
     from ..errors import InvalidNumber
     from ..resolver import ResolverError
-    from ..target import kind_of
 
-    target, kind = args.file[0], kind_of(args.file[0])
+    target = args.file[0]
     if kind == "pdf":
-        _meanwhile(client, fetching=args.record is None)
+        from ..head_start import meanwhile
+
+        meanwhile(client, fetching=args.record is None)
     try:
-        checked = client.verify(target, expect=args.number, title=args.title, record=args.record, password=password)
+        checked = client.verify(target, expect=args.number, title=args.title, record=args.record,
+                                 password=args.password)
     except InvalidNumber as exc:
         if kind != "number":
             raise
@@ -127,26 +110,6 @@ def _show(args: Namespace, client: Client, password: bytes | None) -> int:
         print_report(checked)
     _save(args, checked)
     return checked.exit_code
-
-
-def _meanwhile(client: Client, fetching: bool) -> None:
-    """While the worker `read_early` started reads the PDF, what follows its reading is imported
-    here, side by side with it: the checks, the identification, the resolver (when a record is
-    to be fetched) and each key's verifier. Nothing when no read was started early."""
-    from ..workers import bounded
-
-    if not bounded.reading_early():
-        return
-    from .. import verify  # noqa: F401
-    from ..arxiv import identify  # noqa: F401
-    from ..pdf import facts, shown  # noqa: F401  (the worker's answer is of their types)
-
-    if fetching and not client.offline:
-        import http.client  # noqa: F401  # (and ssl) net.get imports it at its first fetch: here, meanwhile
-
-        client.resolver  # noqa: B018  (made now: its imports)
-    for key in client.keys:
-        key.ready()
 
 
 def _save(args: Namespace, checked: Verification) -> None:
