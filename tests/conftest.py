@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -19,6 +20,13 @@ SEED_PATH = ROOT / "examples" / "seed-record.json"
 # The seed record's title: a PDF stamped with --record must show it on page 1 (or in Info /Title).
 SEED_TITLE = "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM"
 FIXTURE_PDFS = ROOT / "tests" / "fixtures" / "pdf"
+
+# A suite started in the background by a script (`make test &`, a CI step's `&`) inherits Ctrl-C
+# ignored, and exec keeps SIGINT ignored in every command a test starts: the tests that press
+# Ctrl-C would wait out a 30 s deadline, or forever. A handler, unlike SIG_IGN, is not inherited
+# across exec, so each command a test starts gets Ctrl-C as a terminal's user does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 BODY = "YBK5PTAKOSCXY2WMLIIB7DMYH6"
 SEED_SHA256 = "c055d7cc0a74857c6acc5a101f8d983fa34422542eeacc6a32799b3cc6c9e5cf"
 URL = f"https://pith.science/pith/{BODY}"
