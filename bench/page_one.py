@@ -29,6 +29,8 @@ titles are read by OCR (~130 ms a file): that case is bench/ocr.py's, not this o
 
 Where valgrind is installed (unless --no-count), each of the two is also run once under
 callgrind: its instructions are the same on a busy machine, where wall and CPU time are not.
+callgrind counts only processes that exit: `verify one.pdf`'s reading worker, killed once it
+has answered, is counted apart (the same reading in a process of its own) and printed beside it.
 
 Run: .venv/bin/python bench/page_one.py [PDF or FOLDER ...] [--repeat 5] [--make 60] [--starts 21]
      [--no-count] [--pypdf] [--verify '--base-url http://127.0.0.1:PORT']
@@ -218,9 +220,11 @@ def start_up(folder: Path, paper: Path, starts: int, instructions: bool) -> floa
         if instructions:
             shutil.rmtree(folder / "cache", ignore_errors=True)
             counted = _instructions([python, *verify], env), _instructions([python, "-c", "pass"], env)
+            worker = _worker_instructions(python, one, env)
             print(f"start-up, instructions (callgrind, one run each, the same under any load): pithtex verify "
-                  f"one.pdf {counted[0] / 1e6:.0f} M, python -c pass {counted[1] / 1e6:.0f} M: "
-                  f"x{counted[0] / counted[1]:.2f}")
+                  f"one.pdf {counted[0] / 1e6:.0f} M in its own process, python -c pass {counted[1] / 1e6:.0f} M: "
+                  f"x{counted[0] / counted[1]:.2f}; its reading worker, not in that count, {worker / 1e6:.0f} M "
+                  f"more: x{(counted[0] + worker) / counted[1]:.2f} with it")
     finally:
         fake.close()
     (a, a_cpu), (b, b_cpu) = ((statistics.median(t[0] for t in runs), statistics.median(t[1] for t in runs))
@@ -245,6 +249,21 @@ def _instructions(command: list[str], env: dict[str, str]) -> int:
     if not found:
         raise SystemExit(f"callgrind gave no count for {command[:3]}: {proc.stderr[-300:]}")
     return int(found.group(1))
+
+
+# What `verify one.pdf` has imported when it forks its reading worker, and what that worker
+# then does (workers/bounded.py: `warm`, then pdf/view.py's `read_view`).
+_BEFORE_FORK = "import pithtex.cli.verify, pithtex.head_start, pithtex.workers.bounded as b"
+_IN_WORKER = "; b.warm(); from pithtex.pdf.view import read_view; read_view({path!r})"
+
+
+def _worker_instructions(python: str, one: Path, env: dict[str, str]) -> int:
+    """Instructions of `verify one.pdf`'s reading worker, counted apart: callgrind counts no
+    process killed before it exits, and the worker is killed once it has answered. Its count is
+    a process that imports what verify has imported when it forks and then reads the PDF as the
+    worker does, less one that only imports."""
+    both = _instructions([python, "-c", _BEFORE_FORK + _IN_WORKER.format(path=str(one))], env)
+    return both - _instructions([python, "-c", _BEFORE_FORK], env)
 
 
 def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
