@@ -190,3 +190,43 @@ def test_the_parsed_maps_kept_are_bounded():
     assert glyphs.map_parses[0] == before
     glyphs.to_unicode(maps[0])  # the oldest: dropped for the newest, parsed again
     assert glyphs.map_parses[0] == before + 1
+
+
+# Run as `python -c PDF`: what the reading worker does (workers/bounded.py: `warm`, then
+# `read_view`) in a process of its own; whether PIL came in goes to stdout.
+_READING = """
+import sys
+from pithtex.workers import bounded
+bounded.warm()
+from pithtex.pdf.view import read_view
+view = read_view(sys.argv[1])
+print(view.page.problem, view.page.hidden, any(m.split(".")[0] == "PIL" for m in sys.modules))
+"""
+
+
+def test_the_reader_compares_renderings_without_pil(tmp_path):
+    """Each title character is checked on page 1 rendered with and without it; the renderings
+    are compared in bytes, so a worker imports no PIL for that (a seventh of `verify one.pdf`'s
+    start-up): only OCR, for a title in fonts that cannot be told, brings PIL in. The genuine
+    title is still seen and the hidden one still caught (tests/pdf/test_visible_title.py)."""
+    pdf = _tex_paper(tmp_path / "a", "Identifiers That Travel With Papers")
+    proc = subprocess.run([sys.executable, "-c", _READING, str(pdf)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["None", "0", "False"]
+
+
+def test_changed_pixels_counts_as_a_pixel_by_pixel_comparison_does():
+    """Every pair of grey levels, and rows of every length up to a few lanes: the count in C is
+    the count a loop over the pixels makes (a change of more than INK_LEVEL, either way)."""
+    def by_pixel(was: bytes, now: bytes) -> int:
+        return sum(abs(a - b) > pdfium.INK_LEVEL for a, b in zip(was, now, strict=True))
+
+    was = bytes(a for a in range(256) for _b in range(256))
+    now = bytes(b for _a in range(256) for b in range(256))
+    assert pdfium.changed_pixels(was, now) == by_pixel(was, now) == 65536 - sum(
+        min(a + pdfium.INK_LEVEL, 255) - max(a - pdfium.INK_LEVEL, 0) + 1 for a in range(256))
+    for length in range(6):
+        for level in (0, 40, 41, 214, 255):
+            row, other = bytes([level]) * length, bytes([(level + 41) % 256]) * length
+            assert pdfium.changed_pixels(row, other) == by_pixel(row, other)
+    assert pdfium.changed_pixels(b"", b"") == 0
