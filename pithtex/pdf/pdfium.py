@@ -78,13 +78,21 @@ def preload() -> None:
 
 
 def _library() -> Any:
-    """PDFium's raw bindings, the library started once a process. Only the raw bindings: they
-    are all the reading uses, and pypdfium2's helper layer above them (its documents, pages,
-    logging and exit handlers) costs `verify one.pdf` as much again to import (issue 32,
-    "fast for one file"). PDFium starts once however often it is asked (pypdfium2 may too)."""
-    global _started
-    import pypdfium2_raw as raw
+    """PDFium, started once a process: the functions the reader calls, declared by
+    pdf/pdfium_c.py on the library pypdfium2 ships (its generated bindings of all 469 cost a fifth
+    of a reading worker; its helper layer above them as much again), or pypdfium2's raw bindings
+    where that library is not found. PDFium starts once however often it is asked (pypdfium2 may
+    too)."""
+    global _started, _lib
+    if _lib is None:
+        from . import pdfium_c
 
+        _lib = pdfium_c.load()
+        if _lib is None:
+            import pypdfium2_raw
+
+            _lib = pypdfium2_raw
+    raw = _lib
     if not _started:
         raw.FPDF_InitLibraryWithConfig(raw.FPDF_LIBRARY_CONFIG(version=2, m_pUserFontPaths=None, m_pIsolate=None,
                                                               m_v8EmbedderSlot=0))
@@ -92,6 +100,7 @@ def _library() -> Any:
     return raw
 
 
+_lib: Any = None
 _started = False
 
 # PDFium's reasons a document does not load (FPDF_GetLastError), in pypdfium2's words

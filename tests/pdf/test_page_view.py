@@ -145,10 +145,15 @@ def counting(owner, name, what):
         return real(*a, **k)
     setattr(owner, name, wrapped)
 
-import pypdfium2_raw
 import pithtex.target
 import pithtex.pdf.reader
-counting(pypdfium2_raw, "FPDF_LoadDocument", "renderer")
+import pithtex.pdf.pdfium_c
+loading = pithtex.pdf.pdfium_c.load
+def load():
+    library = loading()
+    counting(library, "FPDF_LoadDocument", "renderer")
+    return library
+pithtex.pdf.pdfium_c.load = load
 counting(pithtex.pdf.reader.PdfFile, "__init__", "reader")
 counting(pithtex.target, "_header_says_pdf", "header")
 from pithtex.cli import main
