@@ -260,7 +260,7 @@ def _as_pixels_read(raw: Any, doc: Any, page: Any, scene: _Scene, hidden: pg.Hid
                    region)
     if view.width <= 0 or view.height <= 0:
         return seen._replace(untold=why, pixels_problem="its title lies outside the page")
-    text, problem = ocr.read_image(view.render(doc).to_image())
+    text, problem = ocr.read_image(view.render(doc))
     return seen._replace(untold=why, pixels=text, pixels_problem=problem)
 
 
@@ -317,12 +317,17 @@ def _unseen(raw: Any, doc: Any, page: Any, scene: _Scene, pieces: list[_Piece], 
     if view.width <= 0 or view.height <= 0:
         return set(checked)
     before = view.render(doc)
-    without: dict[int, _Grey] = {}  # each object's region rendered with it (and its group) taken away
+    from PIL import ImageChops
+
+    ink: dict[int, Any] = {}  # each object's pixels that changed when it (and its group) was taken away
     boxes = {i: view.box(pieces[i].bbox) for i in checked}
     for group in _apart(boxes, pieces):
         after = _without(raw, doc, view, [scene.handles[address] for address in group])
-        without.update(dict.fromkeys(group, after))
-    return {i for i in checked if not _inked(before, without[pieces[i].obj], boxes[i])}
+        ink.update(dict.fromkeys(group, ImageChops.difference(before, after).point(_INK_TABLE)))
+    return {i for i in checked if not _inked(ink[pieces[i].obj], boxes[i])}
+
+
+_INK_TABLE = [255 if level > INK_LEVEL else 0 for level in range(256)]  # a grey level's change: ink or not
 
 
 # Renderings of page 1 without some of its text, at most: objects whose characters touch are
@@ -356,7 +361,7 @@ def _touch(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
     return a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]
 
 
-def _without(raw: Any, doc: Any, view: _Device, handles: list[Any]) -> _Grey:
+def _without(raw: Any, doc: Any, view: _Device, handles: list[Any]) -> Any:
     """The region rendered with these text objects made invisible (each keeps a clipping mode's
     clip, so what it clips is drawn as before), then shown again."""
     modes = []
@@ -407,8 +412,10 @@ class _Device:
         return (math.floor(left) - self.x0, math.floor(top) - self.y0, math.ceil(right) - self.x0,
                 math.ceil(bottom) - self.y0)
 
-    def render(self, doc: Any) -> _Grey:
-        """The region in grey levels: the page, its annotations, its form fields."""
+    def render(self, doc: Any) -> Any:
+        """The region in grey levels (a PIL image): the page, its annotations, its form fields."""
+        from PIL import Image
+
         raw = self.raw
         bitmap = raw.FPDFBitmap_Create(self.width, self.height, 0)
         if not bitmap:
@@ -421,78 +428,23 @@ class _Device:
             if doc.formenv:
                 raw.FPDF_FFLDraw(doc.formenv.raw, bitmap, self.page.raw, *args)
             stride = raw.FPDFBitmap_GetStride(bitmap)
-            # copied out of PDFium's buffer before the bitmap is destroyed
-            pixels = ctypes.string_at(raw.FPDFBitmap_GetBuffer(bitmap), stride * self.height)
-            return _Grey.of_bgrx(pixels, stride, self.width, self.height)
+            pixels = (ctypes.c_ubyte * (stride * self.height)).from_address(raw.FPDFBitmap_GetBuffer(bitmap))
+            # grey: one channel (the first byte of each BGRx pixel) says it; read by PIL in C from
+            # PDFium's own buffer, and copied out (getchannel) before the bitmap is destroyed
+            return Image.frombuffer("RGBA", (self.width, self.height), pixels, "raw", "RGBA", stride, 1).getchannel(0)
         finally:
             raw.FPDFBitmap_Destroy(bitmap)
 
 
-class _Grey(NamedTuple):
-    """A rendered region in grey levels: one byte a pixel (0 black, 255 white), row after row."""
-
-    width: int
-    height: int
-    pixels: bytes
-
-    @classmethod
-    def of_bgrx(cls, bgrx: bytes, stride: int, width: int, height: int) -> _Grey:
-        """The grey of PDFium's BGRx pixels, rendered in grey: every channel says it, the first
-        is taken (cut out of each row in C, not a pixel at a time)."""
-        if stride == 4 * width:
-            return cls(width, height, bgrx[0::4])
-        return cls(width, height, b"".join(bgrx[row * stride:row * stride + 4 * width:4] for row in range(height)))
-
-    def to_image(self) -> Any:
-        """The region as a PIL image (for Tesseract, pdf/ocr.py: PIL writes the PNG it reads)."""
-        from PIL import Image
-
-        return Image.frombytes("L", (self.width, self.height), self.pixels)
-
-    def cut(self, left: int, top: int, right: int, bottom: int) -> bytes:
-        """The pixels of the box, row after row (the box within the region)."""
-        return b"".join(self.pixels[start + left:start + right]
-                        for start in range(top * self.width, bottom * self.width, self.width))
-
-
-def _inked(before: _Grey, after: _Grey, box: tuple[int, int, int, int]) -> bool:
-    """Enough of the pixels in `box` changed between the two renderings: by more than INK_LEVEL
-    grey levels, in at least INK_SHARE of the box."""
+def _inked(ink: Any, box: tuple[int, int, int, int]) -> bool:
+    """Enough of the pixels in `box` changed (`ink`: a PIL image of the changed pixels, 255 each)."""
     left, top, right, bottom = box
-    needed = max(1.0, INK_SHARE * max(right - left, 1) * max(bottom - top, 1))
+    area = max(right - left, 1) * max(bottom - top, 1)
     # a pixel more on each side: a rule or a hyphen's box may be thinner than one pixel
-    left, top = max(left - 1, 0), max(top - 1, 0)
-    right, bottom = min(right + 1, before.width), min(bottom + 1, before.height)
-    if right <= left or bottom <= top:
-        return False
-    was, now = before.cut(left, top, right, bottom), after.cut(left, top, right, bottom)
-    return was != now and changed_pixels(was, now) >= needed
-
-
-def changed_pixels(was: bytes, now: bytes) -> int:
-    """How many of the pixels (grey levels, one byte each; as many in each) changed by more than
-    INK_LEVEL. Counted in C, whatever the size: each pixel is given a 16-bit lane of one integer,
-    and `lanes(LIFT - INK_LEVEL - 1) + now - was` leaves each lane between 216 and 726 (no lane
-    borrows from the next), at 512 or more exactly where the pixel darkened by more than INK_LEVEL;
-    each lane's high byte is then 2 there and 0 or 1 elsewhere, and bytes.count counts them. The
-    other way round counts the pixels that lightened."""
-    count = len(was)
-    lift = int.from_bytes(_LIFT * count, "little")
-    darker, lighter = _lanes(was), _lanes(now)
-    high = slice(1, None, 2)
-    return ((lift + lighter - darker).to_bytes(2 * count, "little")[high].count(2)
-            + (lift + darker - lighter).to_bytes(2 * count, "little")[high].count(2))
-
-
-# One lane of 512 - INK_LEVEL - 1 (471), little-endian: a change of INK_LEVEL + 1 reaches 512.
-_LIFT = (512 - INK_LEVEL - 1).to_bytes(2, "little")
-
-
-def _lanes(pixels: bytes) -> int:
-    """The pixels as one integer, each in a 16-bit lane of its own (its low byte)."""
-    spread = bytearray(2 * len(pixels))
-    spread[0::2] = pixels
-    return int.from_bytes(spread, "little")
+    left, top, right, bottom = max(left - 1, 0), max(top - 1, 0), min(right + 1, ink.width), min(bottom + 1, ink.height)
+    # counted in C (the box cut out, its histogram's top bin), not a row at a time
+    changed = ink.crop((left, top, right, bottom)).histogram()[255] if right > left and bottom > top else 0
+    return changed >= max(1.0, INK_SHARE * area)
 
 
 def _union(boxes: list[pg.Box]) -> pg.Box:

@@ -197,6 +197,9 @@ def warm() -> None:
     global _warmed
     if _warmed:
         return
+    import PIL.Image  # pdf/pdfium.py compares renderings with PIL
+    import PIL.ImageChops  # noqa: F401
+
     from ..pdf import facts, glyphs, page, pdfium, shown, update, view  # noqa: F401
 
     pdfium.preload()
