@@ -252,6 +252,15 @@ def test_jobs_is_a_usable_count_of_processes(tmp_path, asked):
     assert asked in said and f"from 1 to {most}" in said, said
 
 
+@pytest.mark.parametrize("asked", ["0", "300"])
+def test_jobs_is_checked_for_one_file_too(tmp_path, asked):
+    """One PDF reads no more than one at a time, but a careless --jobs is said, not ignored:
+    the same line, before any reading or fetching (offline here: no record is looked for)."""
+    proc = pithtex_cli("verify", "--offline", str(papers(tmp_path / "papers", "a.pdf") / "a.pdf"), "--jobs", asked)
+    said = assert_clean_error(proc, 2)
+    assert said.startswith(f"pithtex: --jobs {asked}: give a number of processes from 1 to"), said
+
+
 def test_jobs_at_four_a_cpu_is_taken(tmp_path):
     from pithtex.limits import JOBS_PER_CPU
 

@@ -39,13 +39,13 @@ def register(subparsers: Subparsers) -> None:
     p.add_argument("--save", metavar="FILE", help="write the record to FILE, only when it verified (the file "
                    "a web page's <pith-badge src=...> serves)")
     p.add_argument("--json", action="store_true", help="print a JSON report on stdout (several files: JSON lines)")
-    p.add_argument("--jobs", type=int, metavar="N", help="several PDFs: read N at a time, in worker processes "
-                   "(default: one a CPU, at most 4; more than 4 a CPU is capped; 1: one by one)")
+    p.add_argument("--jobs", type=int, metavar="N", help="several PDFs: read N at a time (1 to 4 a CPU)")
 
 
 def run(args: Namespace) -> int:
     from ..head_start import reading_one_pdf_early
 
+    args.jobs = usable_jobs(args.jobs)  # before any work, one file too: a careless --jobs is said, not ignored
     if args.save:
         from ..files import output_path
 
@@ -67,7 +67,7 @@ def _run(args: Namespace) -> int:
             raise PithError("--record, --save, --number and --title are for one target; give one file")
         from .verdicts import verify_many
 
-        return verify_many(client, args.file, args.password, args.json, usable_jobs(args.jobs))
+        return verify_many(client, args.file, args.password, args.json, args.jobs)
     kind = kind_of(args.file[0])
     if args.record and (kind != "pdf" or args.online or args.offline):
         raise PithError(f"--record is for a PDF (checked against that record); {args.file[0]} is not a PDF"
