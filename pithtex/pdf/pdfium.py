@@ -92,12 +92,11 @@ def _library() -> Any:
             import pypdfium2_raw
 
             _lib = pypdfium2_raw
-    raw = _lib
     if not _started:
-        raw.FPDF_InitLibraryWithConfig(raw.FPDF_LIBRARY_CONFIG(version=2, m_pUserFontPaths=None, m_pIsolate=None,
-                                                              m_v8EmbedderSlot=0))
+        _lib.FPDF_InitLibraryWithConfig(_lib.FPDF_LIBRARY_CONFIG(version=2, m_pUserFontPaths=None, m_pIsolate=None,
+                                                                m_v8EmbedderSlot=0))
         _started = True
-    return raw
+    return _lib
 
 
 _lib: Any = None

@@ -1,7 +1,7 @@
 """The PDFium functions the page reader (pdf/pdfium.py) calls, declared for ctypes on the
 library pypdfium2 ships, without importing pypdfium2's own bindings: that generated module
 declares all of PDFium's 469 functions when it is imported (14 ms, 76 M instructions, a fifth of
-`verify one.pdf`'s reading worker), where the reader calls about 70 (issue 32, "fast for one
+`verify one.pdf`'s reading worker), where the reader calls 63 (issue 32, "fast for one
 file").
 
 Each declaration is the C signature of PDFium's public headers (fpdfview.h, fpdf_text.h,
@@ -62,7 +62,7 @@ _F, _D, _I, _U = POINTER(c_float), POINTER(c_double), POINTER(c_int), POINTER(c_
 _WIDE, _TEXT, _SIZE = POINTER(c_ushort), POINTER(c_char), POINTER(c_ulong)
 
 # name: (return type, argument types), as fpdf_*.h declare them
-_FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
+FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
     "FPDF_InitLibraryWithConfig": (None, [POINTER(FPDF_LIBRARY_CONFIG)]),
     "FPDF_LoadDocument": (DOCUMENT, [_TEXT, _TEXT]),
     "FPDF_GetLastError": (c_ulong, []),
@@ -143,14 +143,14 @@ class Library:
     FPDF_FORMFILLINFO = FPDF_FORMFILLINFO
 
     def __init__(self, cdll: ctypes.CDLL) -> None:
-        for name, (result, arguments) in _FUNCTIONS.items():
+        for name, (result, arguments) in FUNCTIONS.items():
             function = getattr(cdll, name)
             function.restype, function.argtypes = result, arguments
             setattr(self, name, function)
         for name, value in CONSTANTS.items():
             setattr(self, name, value)
 
-    def __getattr__(self, name: str) -> Any:  # what __init__ set: only for the type checker
+    def __getattr__(self, name: str) -> Any:  # asked only for a name __init__ did not set
         raise AttributeError(f"pdf/pdfium_c.py declares no PDFium {name}: add its header's signature there")
 
 

@@ -32,7 +32,7 @@ def _shape(kind: object) -> object:
 
 
 def test_every_function_is_declared_as_pypdfium2_declares_it():
-    for name, (result, arguments) in pdfium_c._FUNCTIONS.items():
+    for name, (result, arguments) in pdfium_c.FUNCTIONS.items():
         theirs = getattr(pypdfium2_raw, name)
         assert _shape(result) == _shape(theirs.restype), name
         assert [_shape(a) for a in arguments] == [_shape(a) for a in theirs.argtypes], name
@@ -60,12 +60,12 @@ def test_the_constants_are_pypdfium2_s():
 
 def test_the_reader_uses_only_what_is_declared():
     used = set(re.findall(r"\braw\.([A-Z][A-Za-z_0-9]+)", (ROOT / "pithtex/pdf/pdfium.py").read_text("utf-8")))
-    declared = set(pdfium_c._FUNCTIONS) | set(pdfium_c.CONSTANTS) | {
+    declared = set(pdfium_c.FUNCTIONS) | set(pdfium_c.CONSTANTS) | {
         "FS_MATRIX", "FS_RECTF", "FPDF_LIBRARY_CONFIG", "FPDF_FORMFILLINFO"}
     assert len(used) > 60 and used <= declared, used - declared
     library = pdfium_c.load()
     assert library is not None  # found beside pypdfium2_raw, as its wheel installs it
-    assert all(callable(getattr(library, name)) for name in pdfium_c._FUNCTIONS)
+    assert all(callable(getattr(library, name)) for name in pdfium_c.FUNCTIONS)
 
 
 def test_a_reading_worker_imports_no_pypdfium2_bindings(tmp_path):
