@@ -25,6 +25,20 @@ __all__ = ["COMMANDS", "Subparsers", "add_command", "add_remove_stale", "build_p
            "report_stale", "time_limit", "warn_refused", "with_remedy"]
 
 
+def console() -> int:
+    """The `pithtex` command itself (and `python -m pithtex`): `main`, and then the interpreter
+    left to exit without its last garbage collections over every object the command made
+    (`gc.freeze`), which took about a tenth of `verify one.pdf` (issue 32; bench/page_one.py).
+    Python never promises finalizers at exit; pithtex closes every file it writes
+    (files.py) and the interpreter flushes stdout and stderr itself, so nothing waits on them.
+    Only for a process that ends here: `main` run inside another program leaves its heap alone."""
+    import gc
+
+    code = main()
+    gc.freeze()
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every outcome is an exit code from the contract, never a traceback
     (except under PITHTEX_DEBUG=1, which adds one to the error line):
