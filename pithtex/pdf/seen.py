@@ -89,8 +89,10 @@ class Hidden(NamedTuple):
 
 def title_lines(page: PageOne) -> tuple[Line, ...]:
     """The lines that are page 1's title: in its top part, among its largest text, and larger
-    than its body text. A page that sets nothing there larger than its body (amsart's title is
-    bold capitals at the body size) has as its title the block of lines at its very top."""
+    than its body text, less a section's heading set apart below them ("Abstract", "1
+    Introduction": see `_headings`). A page that sets nothing there larger than its body
+    (amsart's title is bold capitals at the body size) has as its title the block of lines at
+    its very top."""
     middle = page.box[1] + (page.box[3] - page.box[1]) * (1 - TOP_PART)
     top = [line for line in page.lines if line.bbox[3] >= middle]
     if not top:
@@ -99,7 +101,34 @@ def title_lines(page: PageOne) -> tuple[Line, ...]:
     if largest < page.body_size * TITLE_OVER_BODY:
         return _top_block(top, page.body_size)
     floor = max(page.body_size * TITLE_OVER_BODY, largest * TITLE_SHARE)
-    return tuple(line for line in top if line.size >= floor)
+    headings = _headings(top, floor, largest)
+    return tuple(line for line in top if line.size >= floor and line not in headings)
+
+
+def _headings(lines: list[Line], floor: float, largest: float) -> set[Line]:
+    """The section headings among the lines at least `floor` in size: each a line on its own
+    (smaller lines of words above and below it), below the first such block, smaller than
+    the `largest`, that reads as a heading (HEADING: "Abstract", "1 Introduction", "II.
+    RELATED WORK"). Only these: a banner larger than the title, or a title's line set apart by
+    a badge beside it, stays (a title that loses a line is a genuine PDF refused)."""
+    import re
+
+    blocks: list[list[Line]] = [[]]
+    for line in sorted(lines, key=lambda line: -line.bbox[3]):
+        if line.size >= floor:
+            blocks[-1].append(line)
+        elif blocks[-1] and sum(char.isalnum() for char in line.text) > MARK_LETTERS:
+            blocks.append([])
+    return {block[0] for i, block in enumerate(b for b in blocks if b)
+            if i and len(block) == 1 and block[0].size < largest and re.fullmatch(HEADING, block[0].text.strip())}
+
+
+# At most this many letters or digits make a line a mark among the title's (a footnote's
+# asterisk, a superscript), not text that sets a block apart.
+MARK_LETTERS = 2
+# A section's heading: a number (1, 2.3, IV., §1) before its words, or a front-matter heading alone.
+HEADING = (r"(?i)(?:(?:§\s*)?\d+(?:\.\d+)*\.?|[IVX]+\.)(?:\s+\S.*)?"
+           r"|(?:abstract|introduction|summary|contents|keywords|index terms)[.:]?")
 
 
 def _top_block(lines: list[Line], body: float) -> tuple[Line, ...]:

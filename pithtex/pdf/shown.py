@@ -42,10 +42,11 @@ class Shown(NamedTuple):
         return bool(self.page1 and self.page1.strip())
 
     def named(self) -> list[tuple[str, str]]:
-        """(where, title) for each title the PDF names in its metadata (not its page text)."""
+        """(where, title) for each title the PDF names in its metadata (not its page text); one
+        with no letter or digit names nothing (hyperref's empty title is "()" in some XMP)."""
         found = (("the title pith.sty typeset (Info /PithTitle)", self.pith_title),
                  ("Info /Title", self.info_title), ("XMP dc:title", self.xmp_title))
-        return [(where, text) for where, text in found if text and text.strip()]
+        return [(where, text) for where, text in found if text and any(char.isalnum() for char in text)]
 
 
 def shown_of(path: str | Path, password: bytes | None = None, facts: Facts | None = None,
