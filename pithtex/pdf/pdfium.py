@@ -840,8 +840,8 @@ def _lines(pieces: list[_Piece]) -> list[pg.Line]:
 
 
 def _line(run: list[_Piece]) -> pg.Line | None:
-    """One line: the size most of its characters have; a change of size within it (a footnote
-    mark) is a word break."""
+    """One line: the size most of its characters have; a change of size off the baseline within
+    it (a footnote mark, raised) is a word break, one on it (small capitals) is not."""
     glyphs = [piece for piece in run if piece.ink]
     if not glyphs:
         return None
@@ -856,16 +856,30 @@ def _line(run: list[_Piece]) -> pg.Line | None:
         joined = "".join([piece.text for piece in run])
     else:
         parts: list[str] = []
-        last = None
+        last: _Piece | None = None
         for piece in run:
-            if piece.ink and last is not None and abs(piece.size - last) > 0.2 * max(piece.size, last):
+            if piece.ink and last is not None and _apart_in_size(piece, last):
                 parts.append(" ")
             parts.append(piece.text)
-            last = piece.size if piece.ink else last
+            last = piece if piece.ink else last
         joined = "".join(parts)
     text = " ".join(part for part in joined.split(" ") if part)
     lefts, bottoms, rights, tops = zip(*[piece.bbox for piece in glyphs], strict=True)
     return pg.Line(text, size, (min(lefts), min(bottoms), max(rights), max(tops)))
+
+
+def _apart_in_size(piece: _Piece, last: _Piece) -> bool:
+    """A change of size between two pieces of a line that breaks a word: over a fifth of the
+    larger, and off the baseline (their boxes' bottoms over BASELINE_SLACK of it apart): a
+    footnote's mark is raised, the small capitals after a capital stand on its baseline."""
+    larger = max(piece.size, last.size)
+    return (abs(piece.size - last.size) > 0.2 * larger
+            and abs(piece.bbox[1] - last.bbox[1]) > BASELINE_SLACK * larger)
+
+
+# How far apart (a share of the size) the bottoms of two pieces on one baseline may be: a
+# capital Q's tail, a comma's; a superscript is raised by about 0.4 of the size.
+BASELINE_SLACK = 0.2
 
 
 def _marked_off(raw: Any, obj: Any, hidden: pg.Hidden) -> bool:

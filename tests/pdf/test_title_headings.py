@@ -2,7 +2,8 @@
 PDFs): "Abstract" or "1 Introduction", set large in the top part below the authors, is no part
 of the title a refusal quotes or a record's title is matched against; a banner larger than the
 title, and a title's line set apart by a badge's small print beside it, stay. And a metadata
-title with no word in it ("()") is not quoted as what the PDF names."""
+title with no word in it ("()") is not quoted as what the PDF names, and small capitals read as
+words."""
 
 from __future__ import annotations
 
@@ -68,3 +69,13 @@ def test_a_metadata_title_with_no_letter_or_digit_names_nothing():
     assert shown.named() == []
     check = check_paper(seed_doc(), shown)
     assert check.status == "unknown" and "XMP" not in check.detail and "Info" not in check.detail
+
+
+def test_small_capitals_read_as_words_and_a_raised_mark_stays_apart(tmp_path):
+    """A capital at 20 pt and small capitals at 14 pt on its baseline are one word (ViT's title
+    read "A N I MAGE IS W ORTH"); a footnote's mark raised right after a word is not part of it."""
+    capital = 0.667 * 20  # Helvetica's A: 667/1000 em
+    small = 9.501 * 14  # "N IMAGE IS WORTH" in Helvetica's widths
+    content = (line("A", 20, 720) + line("N IMAGE IS WORTH", 14, 720, x=72 + capital)
+               + line("1", 9, 727, x=72 + capital + small))
+    assert _title(paper(tmp_path / "p.pdf", content)).startswith("AN IMAGE IS WORTH 1 A. Author")
