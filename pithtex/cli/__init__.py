@@ -26,12 +26,9 @@ __all__ = ["COMMANDS", "Subparsers", "add_command", "add_remove_stale", "build_p
 
 
 def console() -> int:
-    """The `pithtex` command itself (and `python -m pithtex`): `main`, and then the interpreter
-    left to exit without its last garbage collections over every object the command made
-    (`gc.freeze`), which took about a tenth of `verify one.pdf` (issue 32; bench/page_one.py).
-    Python never promises finalizers at exit; pithtex closes every file it writes
-    (files.py) and the interpreter flushes stdout and stderr itself, so nothing waits on them.
-    Only for a process that ends here: `main` run inside another program leaves its heap alone."""
+    """The `pithtex` command (and `python -m pithtex`): `main`, then the exit without the last
+    collections over every object (`gc.freeze`: a tenth of `verify one.pdf`). Python never
+    promises finalizers at exit, and files.py closes every file pithtex writes."""
     import gc
 
     code = main()
