@@ -6,7 +6,7 @@ into these (with pdfium.py, which fills them from PDFium); both take them from h
 from __future__ import annotations
 
 from ..brand import ARXIV_BAND
-from ..value import NamedTuple
+from ..value import LazyPattern, NamedTuple
 
 # Page 1's content, decoded (its content streams and the form XObjects it draws): a title page
 # holds a few hundred kB at most; one with a large vector figure a few MB.
@@ -111,8 +111,6 @@ def _headings(lines: list[Line], floor: float, largest: float) -> set[Line]:
     the `largest`, that reads as a heading (HEADING: "Abstract", "1 Introduction", "II.
     RELATED WORK"). Only these: a banner larger than the title, or a title's line set apart by
     a badge beside it, stays (a title that loses a line is a genuine PDF refused)."""
-    import re
-
     blocks: list[list[Line]] = [[]]
     for line in sorted(lines, key=lambda line: -line.bbox[3]):
         if line.size >= floor:
@@ -120,15 +118,15 @@ def _headings(lines: list[Line], floor: float, largest: float) -> set[Line]:
         elif blocks[-1] and sum(char.isalnum() for char in line.text) > MARK_LETTERS:
             blocks.append([])
     return {block[0] for i, block in enumerate(b for b in blocks if b)
-            if i and len(block) == 1 and block[0].size < largest and re.fullmatch(HEADING, block[0].text.strip())}
+            if i and len(block) == 1 and block[0].size < largest and HEADING.fullmatch(block[0].text.strip())}
 
 
 # At most this many letters or digits make a line a mark among the title's (a footnote's
 # asterisk, a superscript), not text that sets a block apart.
 MARK_LETTERS = 2
 # A section's heading: a number (1, 2.3, IV., §1) before its words, or a front-matter heading alone.
-HEADING = (r"(?i)(?:(?:§\s*)?\d+(?:\.\d+)*\.?|[IVX]+\.)(?:\s+\S.*)?"
-           r"|(?:abstract|introduction|summary|contents|keywords|index terms)[.:]?")
+HEADING = LazyPattern(r"(?i)(?:(?:§\s*)?\d+(?:\.\d+)*\.?|[IVX]+\.)(?:\s+\S.*)?"
+                      r"|(?:abstract|introduction|summary|contents|keywords|index terms)[.:]?")  # compiled on first use
 
 
 def _top_block(lines: list[Line], body: float) -> tuple[Line, ...]:
